@@ -1,0 +1,69 @@
+/**
+ * `npu-studio` command line: one small module per command, all over the same core as the
+ * browser. Exit codes: 0 success, 1 bad input (message names the file and place), 2 usage.
+ */
+import { describeError, isFormatError } from '../core/errors';
+import { type CliIO, processIO, EXIT_BAD_INPUT, EXIT_USAGE, UsageError } from './io';
+
+export interface Command {
+  name: string;
+  usage: string;
+  run(argv: string[], io: CliIO): Promise<number>;
+}
+
+// Each command registers itself here, one line each.
+const loaders: Record<string, () => Promise<Command>> = {
+  inspect: async () => (await import('./inspect')).inspectCommand,
+  chef: async () => (await import('./chef')).chefCommand,
+  systrace: async () => (await import('./systrace')).systraceCommand,
+};
+
+function usage(): string {
+  return [
+    'usage: npu-studio <command> [options]',
+    '',
+    '  inspect FILE [--json]                 summary of a model (circle)',
+    '  chef RECIPE OUT.circle                build a circle model from a ONE recipe',
+    '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') {
+    io.err(usage());
+    return name ? 0 : EXIT_USAGE;
+  }
+  const load = loaders[name];
+  if (!load) {
+    io.err(`npu-studio: unknown command '${name}'\n${usage()}`);
+    return EXIT_USAGE;
+  }
+  let command: Command;
+  try {
+    command = await load();
+  } catch (e) {
+    io.err(`npu-studio: command '${name}' is not available: ${(e as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`npu-studio ${name}: ${e.message}\nusage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (isFormatError(e)) {
+      io.err(`npu-studio ${name}: ${describeError(e.info)}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err && err.code && err.path) {
+      io.err(`npu-studio ${name}: ${err.path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    io.err(`npu-studio ${name}: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    return EXIT_BAD_INPUT;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The one graph model every view draws. Format readers turn their own model into this
+ * (`toGraph`); layout, find, the renderer and the status bar only ever see `Graph`.
+ * Plain data: structured-clone safe, so it crosses the worker boundary as it is.
+ */
+
+/** Netron's operator categories; they pick the node colour. */
+export type NodeCategory =
+  | 'Layer'
+  | 'Activation'
+  | 'Pool'
+  | 'Normalization'
+  | 'Dropout'
+  | 'Shape'
+  | 'Tensor'
+  | 'Transform'
+  | 'Data'
+  | 'Quantization'
+  | 'Custom'
+  | 'Control'
+  | 'Input'
+  | 'Output'
+  | 'Constant'
+  | 'Other';
+
+export type NodeKind = 'op' | 'input' | 'output' | 'const';
+
+export interface GraphAttribute {
+  name: string;
+  /** display value, already formatted */
+  value: string;
+  /** type hint: 'enum' | 'int' | 'float' | 'bool' | 'string' | 'int[]' | 'float[]' | 'subgraph' ... */
+  type?: string;
+}
+
+/** One port of a node: a tensor going in or out. */
+export interface GraphPort {
+  /** role in the op, e.g. `input`, `filter`, `bias`, or `0`, `1` */
+  name: string;
+  /** tensor index in the subgraph (circle), -1 for an omitted optional input */
+  tensor: number;
+  /** tensor name */
+  label: string;
+  /** `float32[1,224,224,3]` */
+  type: string;
+  /** true when the tensor is a constant (has data) */
+  constant?: boolean;
+}
+
+export interface GraphNode {
+  /** unique inside its graph, stable across re-reads of the same file (e.g. `op:12`, `in:0`) */
+  id: string;
+  kind: NodeKind;
+  /** op type shown on the node, e.g. `Conv2D`, `ADD` for circle (BuiltinOperator name), or custom code */
+  type: string;
+  /** node name; circle: the name of the first output tensor */
+  name: string;
+  category: NodeCategory;
+  /** operator index in its subgraph (kind 'op') or tensor index (input/output markers) */
+  index: number;
+  inputs: GraphPort[];
+  outputs: GraphPort[];
+  attributes: GraphAttribute[];
+  /** subgraphs this node refers to (IF/WHILE bodies), as graph ids */
+  subgraphs?: string[];
+  /** optional group (namespace) id for grouping and per-group layout */
+  group?: string;
+}
+
+export interface GraphEdge {
+  /** index into Graph.nodes */
+  from: number;
+  to: number;
+  /** tensor index (circle) or blob id */
+  tensor: number;
+  /** `name` of the tensor */
+  name: string;
+  /** `float32[1,3]`, shown as the edge label */
+  label: string;
+}
+
+export interface GraphStats {
+  /** operators (the `N nodes` of the status bar) */
+  nodes: number;
+  /** (non-constant tensor, consumer) pairs, a consumer being an operator or a graph output */
+  edges: number;
+}
+
+export interface Graph {
+  /** unique in its model, e.g. `sg:0` */
+  id: string;
+  /** shown in the subgraph selector */
+  name: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  stats: GraphStats;
+}
+
+/** Everything a viewer needs about an opened model, without its weight bytes. */
+export interface ModelSummary {
+  format: string;
+  file: string;
+  /** e.g. `circle (CIR0, schema version 0)` */
+  formatLabel: string;
+  description: string;
+  properties: GraphAttribute[];
+  graphs: Graph[];
+  metadata: { name: string; size: number; preview: string }[];
+  signatures: { key: string; subgraph: number; inputs: { name: string; tensor: number }[]; outputs: { name: string; tensor: number }[] }[];
+  buffers: { count: number; bytes: number; external: number };
+}
