@@ -96,7 +96,14 @@ export interface Graph {
   stats: GraphStats;
 }
 
-/** Everything a viewer needs about an opened model, without its weight bytes. */
+/** A graph's entry in a model's subgraph list (the graph itself is built on demand). */
+export interface GraphInfo {
+  id: string;
+  name: string;
+  stats: GraphStats;
+}
+
+/** Everything a viewer needs about an opened model, without its weight bytes or its graphs. */
 export interface ModelSummary {
   format: string;
   file: string;
@@ -104,7 +111,8 @@ export interface ModelSummary {
   formatLabel: string;
   description: string;
   properties: GraphAttribute[];
-  graphs: Graph[];
+  /** subgraph list; `toGraph` builds a graph when it is shown */
+  graphs: GraphInfo[];
   metadata: { name: string; size: number; preview: string }[];
   signatures: { key: string; subgraph: number; inputs: { name: string; tensor: number }[]; outputs: { name: string; tensor: number }[] }[];
   buffers: { count: number; bytes: number; external: number };

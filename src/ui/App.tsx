@@ -1,0 +1,112 @@
+import { useEffect, useRef } from 'react';
+import { useStudio, activeDoc } from './store';
+import { TopBar } from './shell/TopBar';
+import { StatusBar } from './shell/StatusBar';
+import { Alerts } from './shell/Alerts';
+import { DropOverlay } from './shell/DropOverlay';
+import { GraphPane, type GraphPaneHandle } from './shell/GraphPane';
+import { SidePanel } from './panels/SidePanel';
+import { openFiles, toggleDirection, loadSample } from './actions';
+import { exportCurrent } from './shell/exporting';
+import { useResolvedTheme } from './shell/theme';
+
+let sampleOpened = false;
+
+export function App() {
+  const theme = useResolvedTheme();
+  const hasDoc = useStudio((s) => s.docs.length > 0);
+  const pane = useRef<GraphPaneHandle>(null);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  // Open the bundled sample named in ?sample=... (npm start opens one), unless told otherwise.
+  useEffect(() => {
+    const params = new URLSearchParams(location.search);
+    // `npm start` names a default sample; `?sample=none` opens nothing.
+    const sample = params.get('sample') ?? (import.meta.env.VITE_DEFAULT_SAMPLE as string | undefined);
+    if (sampleOpened || !sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+    sampleOpened = true; // StrictMode runs effects twice in development
+    void loadSample(`samples/${sample}`, sample);
+  }, []);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && key === 'f') {
+        e.preventDefault();
+        useStudio.setState((s) => ({ find: { ...s.find, open: true } }));
+        setTimeout(() => document.getElementById('find-input')?.focus(), 0);
+      } else if (mod && key === 'k') {
+        e.preventDefault();
+        toggleDirection();
+      } else if (mod && key === 'enter') {
+        e.preventDefault();
+        useStudio.setState({ side: 'model' });
+      } else if (mod && e.shiftKey && key === 'e') {
+        e.preventDefault();
+        void exportCurrent(pane.current, 'png');
+      } else if (mod && e.altKey && key === 'e') {
+        e.preventDefault();
+        void exportCurrent(pane.current, 'svg');
+      } else if (key === 'escape' && useStudio.getState().find.open) {
+        useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  useEffect(() => {
+    // Dropping files anywhere on the page opens them; the browser must never navigate to them.
+    const over = (e: DragEvent) => {
+      if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      if (!e.dataTransfer?.files.length) return;
+      e.preventDefault();
+      void openFiles(Array.from(e.dataTransfer.files));
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
+    };
+  }, []);
+
+  return (
+    <div className="app">
+      <TopBar pane={pane} />
+      <Alerts />
+      <main className="workspace">
+        {hasDoc ? (
+          <>
+            <GraphPane ref={pane} theme={theme} />
+            <SidePanel />
+          </>
+        ) : (
+          <Welcome />
+        )}
+      </main>
+      <StatusBar />
+      <DropOverlay />
+    </div>
+  );
+}
+
+function Welcome() {
+  const opening = useStudio((s) => s.opening);
+  return (
+    <section className="welcome" aria-label="Welcome">
+      <h1>NPU Studio</h1>
+      <p>Drop a <code>.circle</code> model anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
+      <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
+      {opening && <p aria-live="polite">Opening…</p>}
+    </section>
+  );
+}
+
+export { activeDoc };

@@ -1,0 +1,186 @@
+/**
+ * What the user can do, as functions: each talks to the workers and updates the store. Components
+ * call these; nothing here blocks the UI thread on model-sized work.
+ */
+import { describeError } from '../core/errors';
+import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
+import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
+import type { InputFile } from '../worker/api';
+
+let modelClient: ModelWorkerClient | null = null;
+let layoutClient: LayoutWorkerClient | null = null;
+
+export function workers() {
+  if (!modelClient) {
+    modelClient = new ModelWorkerClient();
+    layoutClient = new LayoutWorkerClient();
+    modelClient.onEvent((e) => {
+      pushAlert({ severity: 'warning', message: e.message });
+      useStudio.setState({ workerNote: 'worker restarted' });
+      void reopenAll();
+    });
+  }
+  return { model: modelClient, layout: layoutClient! };
+}
+
+let uiDocId = 1;
+
+/** Files whose names mark them as sidecars of another file rather than models of their own. */
+const SIDECAR = /\.(caffemodel|part|json|ini)$/i;
+
+/** Opens dropped / picked files: each main file becomes a tab; sidecars go with the first main file. */
+export async function openFiles(fileList: File[] | InputFile[]) {
+  const inputs: InputFile[] = fileList.map((f) => (f instanceof File ? { name: f.name, blob: f } : f));
+  if (inputs.length === 0) return;
+  const mains = inputs.filter((f) => !SIDECAR.test(f.name));
+  const sidecars = inputs.filter((f) => SIDECAR.test(f.name));
+  const sets: InputFile[][] = mains.length ? mains.map((m, i) => (i === 0 ? [m, ...sidecars] : [m])) : [inputs];
+  for (const set of sets) await openFileSet(set);
+}
+
+async function openFileSet(files: InputFile[]) {
+  const { model } = workers();
+  useStudio.setState({ opening: true });
+  try {
+    const res = await model.api.open(files);
+    if (!res.ok) {
+      pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+      return;
+    }
+    const id = `tab${uiDocId++}`;
+    const first = res.summary.graphs[0];
+    const doc: Doc = {
+      id,
+      workerDocId: res.docId,
+      title: files[0]!.name,
+      files,
+      summary: res.summary,
+      diagnostics: res.diagnostics,
+      graphId: first ? first.id : '',
+      direction: 'TB',
+      view: null,
+      loading: null,
+      selected: null,
+      details: null,
+    };
+    useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
+    for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError({ kind: 'corrupt', ...d }) });
+    if (first) await showGraph(id, first.id);
+  } catch (e) {
+    pushAlert({ severity: 'error', message: `${files[0]?.name ?? 'file'}: ${(e as Error).message}` });
+  } finally {
+    useStudio.setState({ opening: false });
+  }
+}
+
+async function reopenAll() {
+  const { model } = workers();
+  for (const d of useStudio.getState().docs) {
+    const res = await model.api.open(d.files);
+    if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
+  }
+  useStudio.setState({ workerNote: 'worker restarted; documents re-opened' });
+}
+
+let layoutSeq = 0;
+
+/** Builds the graph in the model worker, lays it out in the layout worker, shows it. */
+export async function showGraph(docId: string, graphId: string, direction?: Direction) {
+  const { model, layout } = workers();
+  const doc = useStudio.getState().docs.find((d) => d.id === docId);
+  if (!doc) return;
+  const dir = direction ?? doc.direction;
+  const seq = ++layoutSeq;
+  layout.cancel(); // a new request replaces a running one
+  const startedAt = performance.now();
+  updateDoc(docId, { graphId, direction: dir, loading: { what: 'layout', phase: 'building graph', fraction: 0, startedAt }, selected: graphId === doc.graphId ? doc.selected : null, details: graphId === doc.graphId ? doc.details : null });
+  try {
+    const { graph, layoutInput } = await model.api.graphForView(doc.workerDocId, graphId);
+    if (seq !== layoutSeq) return;
+    updateDoc(docId, (d) => ({ loading: d.loading && { ...d.loading, phase: 'layout' } }));
+    const result = await layout.layout(layoutInput, { direction: dir, nodesep: 20, ranksep: 30 }, (phase, fraction) => {
+      if (seq === layoutSeq) updateDoc(docId, (d) => ({ loading: d.loading && { ...d.loading, phase, fraction } }));
+    });
+    if (seq !== layoutSeq) return;
+    updateDoc(docId, { view: { graphId, graph, layout: result, direction: dir }, loading: null });
+  } catch (e) {
+    if (e instanceof LayoutCancelled) {
+      if (seq === layoutSeq) updateDoc(docId, { loading: null });
+      return;
+    }
+    updateDoc(docId, { loading: null });
+    pushAlert({ severity: 'error', message: `${doc.title}: ${(e as Error).message}` });
+  }
+}
+
+export function cancelLayout() {
+  const d = activeDoc();
+  workers().layout.cancel();
+  if (d) updateDoc(d.id, { loading: null });
+  pushAlert({ severity: 'info', message: 'Layout cancelled.' });
+}
+
+export function toggleDirection() {
+  const d = activeDoc();
+  if (!d) return;
+  void showGraph(d.id, d.graphId, d.direction === 'TB' ? 'LR' : 'TB');
+}
+
+export async function selectNode(index: number | null) {
+  const d = activeDoc();
+  if (!d) return;
+  updateDoc(d.id, { selected: index, details: index === null ? null : d.details });
+  if (index === null) return;
+  useStudio.setState({ side: 'node' });
+  try {
+    const details = await workers().model.api.nodeDetails(d.workerDocId, d.graphId, index);
+    const now = activeDoc();
+    if (now?.id === d.id && now.selected === index) updateDoc(d.id, { details });
+  } catch (e) {
+    pushAlert({ severity: 'error', message: `${d.title}: ${(e as Error).message}` });
+  }
+}
+
+export function activate(id: string) {
+  useStudio.setState({ activeId: id });
+}
+
+export function closeDoc(id: string) {
+  const s = useStudio.getState();
+  const d = s.docs.find((x) => x.id === id);
+  if (!d) return;
+  void workers().model.api.close(d.workerDocId);
+  const docs = s.docs.filter((x) => x.id !== id);
+  const idx = s.docs.indexOf(d);
+  useStudio.setState({ docs, activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId });
+}
+
+let findSeq = 0;
+export async function runFind(query: string) {
+  const d = activeDoc();
+  useStudio.setState((s) => ({ find: { ...s.find, query } }));
+  if (!d || !query.trim()) {
+    useStudio.setState((s) => ({ find: { ...s.find, results: [], total: 0, active: 0 } }));
+    return;
+  }
+  const seq = ++findSeq;
+  const r = await workers().model.api.find(d.workerDocId, d.graphId, query);
+  if (seq !== findSeq) return;
+  useStudio.setState((s) => ({ find: { ...s.find, results: r.results, total: r.total, ms: r.ms, active: 0 } }));
+}
+
+export async function loadSample(url: string, name: string) {
+  try {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`could not load sample (${res.status})`);
+    const blob = await res.blob();
+    await openFiles([{ name, blob }]);
+  } catch (e) {
+    pushAlert({ severity: 'error', message: `${name}: ${(e as Error).message}` });
+  }
+}
+
+export function setTheme(theme: 'light' | 'dark' | 'system') {
+  localStorage.setItem('npu-studio.theme', theme);
+  useStudio.setState({ theme });
+}

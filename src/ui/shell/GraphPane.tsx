@@ -1,0 +1,116 @@
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from 'react';
+import { useStudio, activeDoc } from '../store';
+import { cancelLayout, selectNode, showGraph } from '../actions';
+import { GraphView, type GraphViewHandle } from '../graph/GraphView';
+import { FindBar } from './FindBar';
+
+export interface GraphPaneHandle {
+  view(): GraphViewHandle | null;
+}
+
+/** The graph of the active document: subgraph selector, find, progress and the view itself. */
+export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }>(function GraphPane({ theme }, ref) {
+  const doc = useStudio(activeDoc);
+  const view = useRef<GraphViewHandle>(null);
+  const history = useRef<string[]>([]);
+  useImperativeHandle(ref, () => ({ view: () => view.current }), []);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable)) return;
+      if (e.key === 'Backspace' && !e.shiftKey && history.current.length && doc) {
+        e.preventDefault();
+        void showGraph(doc.id, history.current.pop()!);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [doc]);
+
+  if (!doc) return null;
+  const graphs = doc.summary.graphs;
+  const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
+
+  const openSubgraph = (index: number) => {
+    const node = current?.graph.nodes[index];
+    const target = node?.subgraphs?.[0];
+    if (target && target !== doc.graphId) {
+      history.current.push(doc.graphId);
+      void showGraph(doc.id, target);
+    }
+  };
+
+  return (
+    <section className="graph-pane" aria-label="Graph">
+      <div className="pane-toolbar">
+        {graphs.length > 1 && (
+          <label>
+            <span className="muted">Subgraph </span>
+            <select
+              aria-label="Subgraph"
+              value={doc.graphId}
+              onChange={(e) => {
+                history.current.push(doc.graphId);
+                void showGraph(doc.id, e.currentTarget.value);
+              }}
+            >
+              {graphs.map((g, i) => (
+                <option key={g.id} value={g.id}>
+                  {i}: {g.name || '(unnamed)'} ({g.stats.nodes} ops)
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {history.current.length > 0 && (
+          <button type="button" title="Back (Backspace)" onClick={() => void showGraph(doc.id, history.current.pop()!)}>
+            ← Back
+          </button>
+        )}
+        <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
+      </div>
+      <FindBar onGo={(i) => {
+        view.current?.centerOn(i);
+        void selectNode(i);
+      }} />
+      <div className="graph-host">
+        {current && (
+          <GraphView
+            key={`${doc.id}:${current.graphId}:${current.direction}`}
+            ref={view}
+            graph={current.graph}
+            layout={current.layout}
+            theme={theme}
+            selected={doc.selected}
+            onSelect={(i) => void selectNode(i)}
+            onActivate={openSubgraph}
+          />
+        )}
+        {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
+      </div>
+    </section>
+  );
+});
+
+/** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
+function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {
+  const [visible, setVisible] = useState(performance.now() - startedAt > 500);
+  useEffect(() => {
+    if (visible) return;
+    const t = setTimeout(() => setVisible(true), Math.max(0, 500 - (performance.now() - startedAt)));
+    return () => clearTimeout(t);
+  }, [startedAt, visible]);
+  if (!visible) return null;
+  return (
+    <div className="progress" role="progressbar" aria-label={`Working: ${phase}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(fraction * 100)}>
+      <div>{phase}…</div>
+      <div className="progress-track">
+        <div className="progress-fill" style={{ width: `${Math.round(fraction * 100)}%` }} />
+      </div>
+      <button type="button" onClick={() => cancelLayout()}>
+        Cancel
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import { useStudio, activeDoc } from '../store';
+
+/** `file · N nodes · M edges · worker state`; role="status" for assistive technology and tests. */
+export function StatusBar() {
+  const doc = useStudio(activeDoc);
+  const note = useStudio((s) => s.workerNote);
+  const opening = useStudio((s) => s.opening);
+  const stats = doc?.summary.graphs.find((g) => g.id === doc.graphId)?.stats;
+  const parts: string[] = [];
+  if (doc) parts.push(doc.title);
+  if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
+  const counts = stats ? `${stats.nodes} nodes · ${stats.edges} edges` : '0 nodes · 0 edges';
+  let state = 'ready';
+  if (opening) state = 'opening…';
+  else if (doc?.loading) state = `${doc.loading.phase}${doc.loading.fraction > 0 ? ` ${Math.round(doc.loading.fraction * 100)}%` : ''}`;
+  else if (note) state = note;
+  return (
+    <footer className="statusbar">
+      <div role="status" aria-live="polite" className="status-main">
+        {parts.length > 0 && <span className="status-file">{parts.join(' · ')} · </span>}
+        <span className="status-counts">{counts}</span>
+      </div>
+      <div className="status-worker" aria-label="worker state">{state}</div>
+    </footer>
+  );
+}

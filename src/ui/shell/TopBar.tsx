@@ -1,0 +1,108 @@
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useStudio } from '../store';
+import { activate, closeDoc, loadSample, openFiles, setTheme, toggleDirection } from '../actions';
+import { exportCurrent } from './exporting';
+import type { GraphPaneHandle } from './GraphPane';
+
+interface SampleEntry {
+  file: string;
+  title: string;
+  operators: number;
+}
+
+function useSamples(): SampleEntry[] {
+  const [samples, setSamples] = useState<SampleEntry[]>([]);
+  useEffect(() => {
+    fetch('samples/index.json')
+      .then((r) => (r.ok ? r.json() : []))
+      .then((j: unknown) => setSamples(Array.isArray(j) ? (j as SampleEntry[]) : []))
+      .catch(() => setSamples([]));
+  }, []);
+  return samples;
+}
+
+export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
+  const docs = useStudio((s) => s.docs);
+  const activeId = useStudio((s) => s.activeId);
+  const theme = useStudio((s) => s.theme);
+  const input = useRef<HTMLInputElement>(null);
+  const samples = useSamples();
+  const [menu, setMenu] = useState(false);
+
+  return (
+    <header className="topbar">
+      <div className="brand" aria-hidden="true">
+        NPU&nbsp;Studio
+      </div>
+      <button type="button" onClick={() => input.current?.click()} title="Open model files (or drop them anywhere)">
+        Open
+      </button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        hidden
+        data-testid="file-input"
+        onChange={(e) => {
+          const files = Array.from(e.currentTarget.files ?? []);
+          e.currentTarget.value = '';
+          void openFiles(files);
+        }}
+      />
+      <div className="menu-anchor">
+        <button type="button" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>
+          Samples ▾
+        </button>
+        {menu && (
+          <ul role="menu" className="menu" onMouseLeave={() => setMenu(false)}>
+            {samples.length === 0 && <li className="muted">no samples bundled</li>}
+            {samples.map((s) => (
+              <li key={s.file} role="none">
+                <button
+                  type="button"
+                  role="menuitem"
+                  onClick={() => {
+                    setMenu(false);
+                    void loadSample(`samples/${s.file}`, s.file);
+                  }}
+                >
+                  {s.title} <span className="muted">{s.operators} ops</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <nav role="tablist" aria-label="Open models" className="tabs">
+        {docs.map((d) => (
+          <div key={d.id} className={`tab ${d.id === activeId ? 'active' : ''}`}>
+            <button type="button" role="tab" aria-selected={d.id === activeId} onClick={() => activate(d.id)} title={d.title}>
+              {d.title}
+            </button>
+            <button type="button" className="tab-close" aria-label={`Close ${d.title}`} onClick={() => closeDoc(d.id)}>
+              ×
+            </button>
+          </div>
+        ))}
+      </nav>
+      <div className="spacer" />
+      <button type="button" onClick={() => toggleDirection()} title="Layout direction (Ctrl+K)" disabled={!docs.length}>
+        TB/LR
+      </button>
+      <button type="button" onClick={() => void exportCurrent(pane.current, 'png')} title="Export PNG (Ctrl+Shift+E)" disabled={!docs.length}>
+        PNG
+      </button>
+      <button type="button" onClick={() => void exportCurrent(pane.current, 'svg')} title="Export SVG (Ctrl+Alt+E)" disabled={!docs.length}>
+        SVG
+      </button>
+      <label className="theme-select">
+        <span className="sr-only">Theme</span>
+        <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.currentTarget.value as 'light' | 'dark' | 'system')}>
+          <option value="system">System theme</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
+        </select>
+      </label>
+    </header>
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * The model service behind the worker: documents by id, graphs cached per document, find
+ * indexes cached per graph. Kept free of worker globals so tests can drive it directly.
+ */
+import type { GraphForView, InputFile, ModelWorkerApi, OpenResult } from './api';
+import { openDocument, type OpenedDocument } from '../core/document';
+import { toErrorInfo } from '../core/errors';
+import type { Graph } from '../core/graph/model';
+import { layoutInputFor } from '../core/graph/size';
+import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
+
+interface Entry {
+  doc: OpenedDocument;
+  findIndexes: Map<string, FindIndex>;
+}
+
+/** Graph without ports and attributes: what the UI needs to draw and navigate. */
+export function slimGraph(graph: Graph): Graph {
+  return {
+    ...graph,
+    nodes: graph.nodes.map((n) => ({ ...n, inputs: [], outputs: [], attributes: [] })),
+  };
+}
+
+export function createModelService(): ModelWorkerApi {
+  const docs = new Map<string, Entry>();
+  let next = 1;
+
+  const entry = (docId: string): Entry => {
+    const e = docs.get(docId);
+    if (!e) throw new Error(`document ${docId} is not open`);
+    return e;
+  };
+
+  return {
+    async open(files: InputFile[]): Promise<OpenResult> {
+      const name = files[0]?.name ?? '(none)';
+      try {
+        const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
+        const doc = openDocument(sources);
+        const docId = `doc${next++}`;
+        docs.set(docId, { doc, findIndexes: new Map() });
+        return { ok: true, docId, summary: doc.summary, diagnostics: doc.diagnostics };
+      } catch (e) {
+        return { ok: false, error: toErrorInfo(e, name) };
+      }
+    },
+    async close(docId) {
+      docs.delete(docId);
+    },
+    async graphForView(docId, graphId): Promise<GraphForView> {
+      const graph = entry(docId).doc.graph(graphId);
+      return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph) };
+    },
+    async nodeDetails(docId, graphId, nodeIndex) {
+      return entry(docId).doc.nodeDetails(graphId, nodeIndex);
+    },
+    async tensorDetails(docId, graphId, tensor) {
+      return entry(docId).doc.tensorDetails(graphId, tensor);
+    },
+    async find(docId, graphId, query) {
+      const e = entry(docId);
+      let index = e.findIndexes.get(graphId);
+      if (!index) {
+        index = buildFindIndex(e.doc.graph(graphId));
+        e.findIndexes.set(graphId, index);
+      }
+      const t0 = performance.now();
+      const r = find(index, query);
+      return { results: r.results, total: r.total, ms: performance.now() - t0 };
+    },
+    async ping() {
+      return 'pong' as const;
+    },
+  };
+}
