@@ -1,0 +1,126 @@
+/**
+ * Synthetic circle models for samples, benchmarks and browser tests: a ResNet-like chain
+ * (CONV_2D -> RELU -> ADD with a skip every 3 operators) of any length, with real constant
+ * weights (seeded), and optionally padded with large constant buffers (the 100 MB reader figure).
+ */
+import type { CircleModel, CircleTensor, CircleOperator } from '../../src/core/circle/model';
+
+const FLOAT32 = 0;
+const OP = { ADD: 0, CONV_2D: 3, RELU: 19 } as const;
+
+function tensor(name: string, shape: number[], buffer = 0): CircleTensor {
+  return {
+    name,
+    shape,
+    shapeSignature: null,
+    type: FLOAT32,
+    buffer,
+    quantization: null,
+    isVariable: false,
+    sparsity: null,
+    hasRank: false,
+    variantTensors: [],
+    compressionType: 0,
+  };
+}
+
+function op(opcodeIndex: number, inputs: number[], outputs: number[], options: CircleOperator['builtinOptions']): CircleOperator {
+  return {
+    opcodeIndex,
+    inputs,
+    outputs,
+    builtinOptions: options,
+    builtinOptions2: null,
+    customOptions: null,
+    customOptionsFormat: 0,
+    mutatingVariableInputs: [],
+    intermediates: [],
+    largeCustomOptionsOffset: 0,
+    largeCustomOptionsSize: 0,
+  };
+}
+
+/** Deterministic float32 bytes (xorshift) so generated files are reproducible. */
+function seededFloats(count: number, seed: number): Uint8Array {
+  const f = new Float32Array(count);
+  let s = seed >>> 0 || 1;
+  for (let i = 0; i < count; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    f[i] = (s / 0xffffffff) * 2 - 1;
+  }
+  return new Uint8Array(f.buffer);
+}
+
+export interface SyntheticCircleOptions {
+  /** number of operators */
+  operators: number;
+  /** channels of the feature maps (weights are channels x 1 x 1 x channels) */
+  channels?: number;
+  /** extra constant bytes spread over the conv weights (for the big-file figure) */
+  padBytes?: number;
+  name?: string;
+}
+
+export function resnetLikeCircle(opts: SyntheticCircleOptions): CircleModel {
+  const c = opts.channels ?? 8;
+  const shape = [1, 16, 16, c];
+  const tensors: CircleTensor[] = [];
+  const buffers: CircleModel['buffers'] = [{ data: null, offset: 0, size: 0 }];
+  const operators: CircleOperator[] = [];
+  const convCount = Math.ceil(opts.operators / 3);
+  const padPerConv = opts.padBytes ? Math.ceil(opts.padBytes / convCount / 4) : 0;
+
+  const addTensor = (t: CircleTensor) => tensors.push(t) - 1;
+  const constant = (name: string, tshape: number[], data: Uint8Array) => {
+    buffers.push({ data, offset: 0, size: 0 });
+    return addTensor(tensor(name, tshape, buffers.length - 1));
+  };
+
+  const input = addTensor(tensor('input', shape));
+  let x = input;
+  let skip = input;
+  for (let i = 0; operators.length < opts.operators; i++) {
+    const block = `block${Math.floor(i)}`;
+    // conv
+    const wElems = c * c + padPerConv;
+    const w = constant(`${block}/conv/weights`, padPerConv ? [wElems] : [c, 1, 1, c], seededFloats(wElems, 7 + i));
+    const b = constant(`${block}/conv/bias`, [c], seededFloats(c, 1000 + i));
+    const conv = addTensor(tensor(`${block}/conv`, shape));
+    operators.push(
+      op(1, [x, w, b], [conv], {
+        type: 1,
+        name: 'Conv2DOptions',
+        fields: { padding: 0, stride_w: 1, stride_h: 1, fused_activation_function: 0, dilation_w_factor: 1, dilation_h_factor: 1 },
+      }),
+    );
+    x = conv;
+    if (operators.length >= opts.operators) break;
+    const relu = addTensor(tensor(`${block}/relu`, shape));
+    operators.push(op(2, [x], [relu], null));
+    x = relu;
+    if (operators.length >= opts.operators) break;
+    const add = addTensor(tensor(`${block}/add`, shape));
+    operators.push(op(0, [x, skip], [add], { type: 11, name: 'AddOptions', fields: { fused_activation_function: 0, pot_scale_int16: true } }));
+    x = add;
+    skip = add;
+  }
+  return {
+    identifier: 'CIR0',
+    version: 0,
+    description: `synthetic ResNet-like chain, ${opts.operators} operators`,
+    operatorCodes: [
+      { code: OP.ADD, deprecatedBuiltinCode: OP.ADD, builtinCode: OP.ADD, customCode: null, version: 1 },
+      { code: OP.CONV_2D, deprecatedBuiltinCode: OP.CONV_2D, builtinCode: OP.CONV_2D, customCode: null, version: 1 },
+      { code: OP.RELU, deprecatedBuiltinCode: OP.RELU, builtinCode: OP.RELU, customCode: null, version: 1 },
+    ],
+    subgraphs: [{ name: opts.name ?? 'main', tensors, inputs: [input], outputs: [x], operators, deprecatedDataFormat: 0 }],
+    buffers,
+    metadataBuffer: [],
+    metadata: [],
+    signatureDefs: [],
+  };
+}
