@@ -10,6 +10,8 @@ export interface LayoutOptions {
   nodesep?: number;
   /** gap between ranks (px); Netron uses 20 */
   ranksep?: number;
+  /** gap next to the bend points of long edges (px); default nodesep / 2 */
+  edgesep?: number;
 }
 
 export interface LayoutInput {
@@ -36,6 +38,8 @@ export interface GraphLayout {
   /** polyline of edge i: points edgePoints[2*edgeOffsets[i] .. 2*edgeOffsets[i+1]) as x,y pairs */
   edgeOffsets: Uint32Array;
   edgePoints: Float64Array;
+  /** 1 where edge i was reversed to break a cycle (it then points up in TB, left in LR) */
+  reversed?: Uint8Array;
 }
 
 export type LayoutProgress = (phase: string, fraction: number) => void;

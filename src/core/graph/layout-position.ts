@@ -1,0 +1,254 @@
+/**
+ * Coordinates across the ranks (x in TB): Brandes-Koepf, as dagre does it. Four alignments
+ * (up/down x left/right) make vertical blocks that keep chains and long edges straight; each
+ * block gets its place by a longest-path compaction over the block graph; the result is the
+ * mean of the two median candidates per node, which keeps the separation of every candidate.
+ * Linear in nodes + edges apart from sorting short neighbour lists. No recursion.
+ */
+import type { LayeredGraph } from './layout-order';
+
+interface Variant {
+  /** layers in the order of this variant */
+  start: Int32Array;
+  order: Int32Array;
+  pos: Int32Array;
+}
+
+function makeVariant(g: LayeredGraph, bottomUp: boolean, rightToLeft: boolean): Variant {
+  const { count, rankCount, layerStart, order } = g;
+  const start = new Int32Array(rankCount + 1);
+  const out = new Int32Array(order.length);
+  const pos = new Int32Array(count);
+  let k = 0;
+  for (let li = 0; li < rankCount; li++) {
+    const r = bottomUp ? rankCount - 1 - li : li;
+    start[li] = k;
+    const s = layerStart[r];
+    const e = layerStart[r + 1];
+    for (let i = 0; i < e - s; i++) {
+      const v = order[rightToLeft ? e - 1 - i : s + i];
+      pos[v] = i;
+      out[k++] = v;
+    }
+  }
+  start[rankCount] = k;
+  return { start, order: out, pos };
+}
+
+/** Type-1 conflicts: non-inner segments crossing an inner (dummy-dummy) segment. */
+function findConflicts(g: LayeredGraph): Set<number> {
+  const { count, realCount, rankCount, layerStart, order, pos, upStart, up } = g;
+  const conflicts = new Set<number>();
+  for (let r = 1; r < rankCount; r++) {
+    const prevLen = layerStart[r] - layerStart[r - 1];
+    const s = layerStart[r];
+    const e = layerStart[r + 1];
+    let k0 = 0;
+    let scan = s;
+    for (let i = s; i < e; i++) {
+      const v = order[i];
+      let w = -1;
+      if (v >= realCount) {
+        for (let q = upStart[v]; q < upStart[v + 1]; q++) {
+          if (up[q] >= realCount) {
+            w = up[q];
+            break;
+          }
+        }
+      }
+      if (w < 0 && i !== e - 1) continue;
+      const k1 = w >= 0 ? pos[w] : prevLen;
+      for (; scan <= i; scan++) {
+        const sv = order[scan];
+        for (let q = upStart[sv]; q < upStart[sv + 1]; q++) {
+          const u = up[q];
+          const uPos = pos[u];
+          if ((uPos < k0 || k1 < uPos) && !(u >= realCount && sv >= realCount)) {
+            conflicts.add(u < sv ? u * count + sv : sv * count + u);
+          }
+        }
+      }
+      k0 = k1;
+    }
+  }
+  return conflicts;
+}
+
+function align(
+  g: LayeredGraph,
+  vt: Variant,
+  bottomUp: boolean,
+  conflicts: Set<number>,
+): { root: Int32Array; align: Int32Array } {
+  const { count, rankCount } = g;
+  const nbStart = bottomUp ? g.downStart : g.upStart;
+  const nb = bottomUp ? g.down : g.up;
+  const root = new Int32Array(count);
+  const al = new Int32Array(count);
+  for (let v = 0; v < count; v++) {
+    root[v] = v;
+    al[v] = v;
+  }
+  const ws: number[] = [];
+  const { start, order, pos } = vt;
+  for (let li = 0; li < rankCount; li++) {
+    let prevIdx = -1;
+    for (let i = start[li]; i < start[li + 1]; i++) {
+      const v = order[i];
+      const a = nbStart[v];
+      const b = nbStart[v + 1];
+      if (a === b) continue;
+      ws.length = 0;
+      for (let q = a; q < b; q++) {
+        const w = nb[q];
+        let j = ws.length;
+        ws.push(w);
+        while (j > 0 && pos[ws[j - 1]] > pos[w]) {
+          ws[j] = ws[j - 1];
+          j--;
+        }
+        ws[j] = w;
+      }
+      const mp = (ws.length - 1) / 2;
+      for (let m = Math.floor(mp), hi = Math.ceil(mp); m <= hi; m++) {
+        const w = ws[m];
+        if (al[v] === v && prevIdx < pos[w] && !conflicts.has(v < w ? v * count + w : w * count + v)) {
+          al[w] = v;
+          al[v] = root[v] = root[w];
+          prevIdx = pos[w];
+        }
+      }
+    }
+  }
+  return { root, align: al };
+}
+
+function compact(
+  g: LayeredGraph,
+  vt: Variant,
+  root: Int32Array,
+  nodesep: number,
+  edgesep: number,
+): Float64Array {
+  const { count, realCount, across } = g;
+  const { start, order } = vt;
+  const rankCount = g.rankCount;
+  // block graph: edge root(left) -> root(right) with the separation as weight
+  let m = 0;
+  for (let li = 0; li < rankCount; li++) m += Math.max(0, start[li + 1] - start[li] - 1);
+  const ea = new Int32Array(m);
+  const eb = new Int32Array(m);
+  const ew = new Float64Array(m);
+  const indeg = new Int32Array(count);
+  const outCount = new Int32Array(count + 1);
+  let k = 0;
+  for (let li = 0; li < rankCount; li++) {
+    for (let i = start[li] + 1; i < start[li + 1]; i++) {
+      const u = order[i - 1];
+      const v = order[i];
+      const gap = ((u < realCount ? nodesep : edgesep) + (v < realCount ? nodesep : edgesep)) / 2;
+      ea[k] = root[u];
+      eb[k] = root[v];
+      ew[k] = (across[u] + across[v]) / 2 + gap;
+      indeg[root[v]]++;
+      outCount[root[u] + 1]++;
+      k++;
+    }
+  }
+  for (let v = 0; v < count; v++) outCount[v + 1] += outCount[v];
+  const outStart = outCount;
+  const outEdge = new Int32Array(m);
+  {
+    const next = outStart.slice(0, count);
+    for (let e = 0; e < m; e++) outEdge[next[ea[e]]++] = e;
+  }
+  // topological order of the roots (Kahn)
+  const topo = new Int32Array(count);
+  let head = 0;
+  let tail = 0;
+  for (let v = 0; v < count; v++) if (root[v] === v && indeg[v] === 0) topo[tail++] = v;
+  const xs = new Float64Array(count);
+  while (head < tail) {
+    const v = topo[head++];
+    for (let q = outStart[v]; q < outStart[v + 1]; q++) {
+      const e = outEdge[q];
+      const w = eb[e];
+      const x = xs[v] + ew[e];
+      if (x > xs[w]) xs[w] = x;
+      if (--indeg[w] === 0) topo[tail++] = w;
+    }
+  }
+  // pass 2: pull every block right towards its right neighbours
+  for (let t = tail - 1; t >= 0; t--) {
+    const v = topo[t];
+    let min = Infinity;
+    for (let q = outStart[v]; q < outStart[v + 1]; q++) {
+      const e = outEdge[q];
+      const x = xs[eb[e]] - ew[e];
+      if (x < min) min = x;
+    }
+    if (min !== Infinity && min > xs[v]) xs[v] = min;
+  }
+  const x = new Float64Array(count);
+  for (let v = 0; v < count; v++) x[v] = xs[root[v]];
+  return x;
+}
+
+/** Centre coordinate across the ranks for every node of the layered graph. */
+export function assignAcross(g: LayeredGraph, nodesep: number, edgesep: number): Float64Array {
+  const { count, across } = g;
+  if (count === 0) return new Float64Array(0);
+  const conflicts = findConflicts(g);
+  const xss: Float64Array[] = [];
+  const isRight: boolean[] = [];
+  for (const bottomUp of [false, true]) {
+    for (const rightToLeft of [false, true]) {
+      const vt = makeVariant(g, bottomUp, rightToLeft);
+      const { root } = align(g, vt, bottomUp, conflicts);
+      const xs = compact(g, vt, root, nodesep, edgesep);
+      if (rightToLeft) for (let v = 0; v < count; v++) xs[v] = -xs[v];
+      xss.push(xs);
+      isRight.push(rightToLeft);
+    }
+  }
+  // align every candidate to the narrowest one, then take the mean of the two medians
+  const mins: number[] = [];
+  const maxs: number[] = [];
+  let best = 0;
+  for (let a = 0; a < 4; a++) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    const xs = xss[a];
+    for (let v = 0; v < count; v++) {
+      const h = across[v] / 2;
+      if (xs[v] - h < lo) lo = xs[v] - h;
+      if (xs[v] + h > hi) hi = xs[v] + h;
+    }
+    mins.push(lo);
+    maxs.push(hi);
+    if (hi - lo < maxs[best] - mins[best]) best = a;
+  }
+  for (let a = 0; a < 4; a++) {
+    const delta = isRight[a] ? maxs[best] - maxs[a] : mins[best] - mins[a];
+    if (delta !== 0) {
+      const xs = xss[a];
+      for (let v = 0; v < count; v++) xs[v] += delta;
+    }
+  }
+  const out = new Float64Array(count);
+  const [x0, x1, x2, x3] = xss;
+  for (let v = 0; v < count; v++) {
+    let a = x0[v];
+    let b = x1[v];
+    let c = x2[v];
+    let d = x3[v];
+    let t: number;
+    if (a > b) { t = a; a = b; b = t; }
+    if (c > d) { t = c; c = d; d = t; }
+    if (a > c) { t = a; a = c; c = t; }
+    if (b > d) { t = b; b = d; d = t; }
+    if (b > c) { t = b; b = c; c = t; }
+    out[v] = (b + c) / 2;
+  }
+  return out;
+}

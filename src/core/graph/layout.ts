@@ -1,0 +1,515 @@
+/**
+ * Fast layered (Sugiyama) layout on typed arrays.
+ *
+ * Phases, per connected component (components are then placed side by side):
+ *  1. cycles: iterative depth-first search from the sources; back edges are reversed;
+ *  2. ranks: longest path, then every node with more out-edges than in-edges (sources first of
+ *     all) moves down to just above its nearest consumer, so inputs sit next to their use;
+ *  3. dummy nodes on edges spanning several ranks (bounded: past a budget, the longest edges
+ *     are drawn straight instead, so the work stays linear);
+ *  4. crossing reduction: depth-first initial order, a few barycenter sweeps (layout-order.ts);
+ *  5. coordinates across ranks: Brandes-Koepf (layout-position.ts); along ranks: rank centres;
+ *  6. edge polylines: source border, dummy positions, target border.
+ * Everything is computed top-to-bottom; LR swaps the axes (a node's height is its extent across
+ * the ranks). Deterministic; no recursion, so 100k-node chains are fine.
+ */
+import type { GraphLayout, LayoutInput, LayoutOptions, LayoutProgress } from './layout-types';
+import { initialOrder, reduceCrossings, type LayeredGraph } from './layout-order';
+import { assignAcross } from './layout-position';
+
+/** Width of the loop drawn for an edge from a node to itself. */
+const SELF_LOOP = 12;
+/** Components at least this big report their phases to onProgress. */
+const PROGRESS_MIN_NODES = 1000;
+
+interface ComponentResult {
+  /** centres, local coordinates (across = x in TB, along = y in TB) */
+  x: Float64Array;
+  y: Float64Array;
+  rank: Int32Array;
+  /** per local edge: points[2*offsets[i] .. 2*offsets[i+1]) */
+  offsets: Int32Array;
+  points: Float64Array;
+  reversed: Uint8Array;
+  minX: number;
+  maxX: number;
+  maxY: number;
+}
+
+interface ComponentInput {
+  n: number;
+  across: Float64Array;
+  along: Float64Array;
+  from: Int32Array;
+  to: Int32Array;
+  nodesep: number;
+  edgesep: number;
+  ranksep: number;
+  report: (phase: string, fraction: number) => void;
+}
+
+function clean(v: number): number {
+  return Number.isFinite(v) && v > 0 ? v : 0;
+}
+
+/** Compressed adjacency: for node v, items idx[start[v] .. start[v+1]). Stable in edge order. */
+function csr(n: number, keys: Int32Array, count: number): { start: Int32Array; idx: Int32Array } {
+  const start = new Int32Array(n + 1);
+  for (let e = 0; e < count; e++) if (keys[e] >= 0) start[keys[e] + 1]++;
+  for (let v = 0; v < n; v++) start[v + 1] += start[v];
+  const next = start.slice(0, n);
+  const idx = new Int32Array(start[n]);
+  for (let e = 0; e < count; e++) if (keys[e] >= 0) idx[next[keys[e]]++] = e;
+  return { start, idx };
+}
+
+/** Point where the segment from the centre of a box towards (px, py) leaves the box. */
+function border(
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  px: number,
+  py: number,
+  out: number[],
+): void {
+  const dx = px - x;
+  const dy = py - y;
+  let hw = w / 2;
+  let hh = h / 2;
+  if ((dx === 0 && dy === 0) || (hw === 0 && hh === 0)) {
+    out.push(x, y);
+    return;
+  }
+  if (Math.abs(dy) * hw > Math.abs(dx) * hh) {
+    if (dy < 0) hh = -hh;
+    out.push(x + (hh * dx) / dy, y + hh);
+  } else {
+    if (dx < 0) hw = -hw;
+    out.push(x + hw, y + (hw * dy) / dx);
+  }
+}
+
+function layoutComponent(c: ComponentInput): ComponentResult {
+  const { n, across, along, from, to, nodesep, edgesep, ranksep, report } = c;
+  const m = from.length;
+
+  // --- 1. cycles: DFS back edges are reversed --------------------------------------------
+  const srcKey = new Int32Array(m);
+  for (let e = 0; e < m; e++) srcKey[e] = from[e] === to[e] ? -1 : from[e];
+  const out0 = csr(n, srcKey, m);
+  const indeg0 = new Int32Array(n);
+  for (let e = 0; e < m; e++) if (from[e] !== to[e]) indeg0[to[e]]++;
+  const reversed = new Uint8Array(m);
+  {
+    const state = new Uint8Array(n);
+    const stack = new Int32Array(n);
+    const cursor = new Int32Array(n);
+    const visit = (s: number): void => {
+      let sp = 0;
+      stack[sp] = s;
+      cursor[sp] = out0.start[s];
+      state[s] = 1;
+      sp++;
+      while (sp > 0) {
+        const v = stack[sp - 1];
+        const cur = cursor[sp - 1];
+        if (cur < out0.start[v + 1]) {
+          cursor[sp - 1] = cur + 1;
+          const e = out0.idx[cur];
+          const w = to[e];
+          if (state[w] === 1) reversed[e] = 1;
+          else if (state[w] === 0) {
+            state[w] = 1;
+            stack[sp] = w;
+            cursor[sp] = out0.start[w];
+            sp++;
+          }
+        } else {
+          state[v] = 2;
+          sp--;
+        }
+      }
+    };
+    for (let v = 0; v < n; v++) if (indeg0[v] === 0 && state[v] === 0) visit(v);
+    for (let v = 0; v < n; v++) if (state[v] === 0) visit(v);
+  }
+  report('acyclic', 0.1);
+
+  // --- 2. ranks ------------------------------------------------------------------------------
+  const dagFrom = new Int32Array(m);
+  const dagTo = new Int32Array(m);
+  for (let e = 0; e < m; e++) {
+    if (from[e] === to[e]) {
+      dagFrom[e] = -1;
+      dagTo[e] = -1;
+    } else if (reversed[e]) {
+      dagFrom[e] = to[e];
+      dagTo[e] = from[e];
+    } else {
+      dagFrom[e] = from[e];
+      dagTo[e] = to[e];
+    }
+  }
+  const dOut = csr(n, dagFrom, m);
+  const dIn = csr(n, dagTo, m);
+  const rank = new Int32Array(n);
+  const topo = new Int32Array(n);
+  {
+    const indeg = new Int32Array(n);
+    for (let v = 0; v < n; v++) indeg[v] = dIn.start[v + 1] - dIn.start[v];
+    let head = 0;
+    let tail = 0;
+    for (let v = 0; v < n; v++) if (indeg[v] === 0) topo[tail++] = v;
+    while (head < tail) {
+      const v = topo[head++];
+      const rv = rank[v] + 1;
+      for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
+        const w = dagTo[dOut.idx[q]];
+        if (rank[w] < rv) rank[w] = rv;
+        if (--indeg[w] === 0) topo[tail++] = w;
+      }
+    }
+    // pull nodes with more consumers than producers down to just above their nearest consumer
+    for (let t = n - 1; t >= 0; t--) {
+      const v = topo[t];
+      const outd = dOut.start[v + 1] - dOut.start[v];
+      const ind = dIn.start[v + 1] - dIn.start[v];
+      if (outd === 0 || outd <= ind) continue;
+      let min = Infinity;
+      for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
+        const r = rank[dagTo[dOut.idx[q]]];
+        if (r < min) min = r;
+      }
+      if (min - 1 > rank[v]) rank[v] = min - 1;
+    }
+    let lo = Infinity;
+    for (let v = 0; v < n; v++) if (rank[v] < lo) lo = rank[v];
+    if (lo > 0) for (let v = 0; v < n; v++) rank[v] -= lo;
+  }
+  let rankCount = 0;
+  for (let v = 0; v < n; v++) if (rank[v] + 1 > rankCount) rankCount = rank[v] + 1;
+  report('rank', 0.2);
+
+  // --- 3. dummy nodes ---------------------------------------------------------------------
+  let dummyTotal = 0;
+  for (let e = 0; e < m; e++) {
+    if (dagFrom[e] < 0) continue;
+    dummyTotal += rank[dagTo[e]] - rank[dagFrom[e]] - 1;
+  }
+  const budget = 3 * (n + m) + 10000;
+  const withDummies = new Uint8Array(m);
+  if (dummyTotal <= budget) {
+    for (let e = 0; e < m; e++) if (dagFrom[e] >= 0) withDummies[e] = 1;
+  } else {
+    const ids: number[] = [];
+    for (let e = 0; e < m; e++) if (dagFrom[e] >= 0) ids.push(e);
+    const span = (e: number): number => rank[dagTo[e]] - rank[dagFrom[e]];
+    ids.sort((a, b) => span(a) - span(b) || a - b);
+    let used = 0;
+    for (const e of ids) {
+      const need = span(e) - 1;
+      if (used + need > budget) break;
+      used += need;
+      withDummies[e] = 1;
+    }
+    dummyTotal = used;
+  }
+  const count = n + dummyTotal;
+  const dummyFirst = new Int32Array(m);
+  const lrank = new Int32Array(count);
+  lrank.set(rank);
+  const lacross = new Float64Array(count);
+  lacross.set(across);
+  let segCount = 0;
+  {
+    let next = n;
+    for (let e = 0; e < m; e++) {
+      if (!withDummies[e]) continue;
+      const a = dagFrom[e];
+      const k = rank[dagTo[e]] - rank[a] - 1;
+      dummyFirst[e] = next;
+      for (let i = 0; i < k; i++) lrank[next + i] = rank[a] + 1 + i;
+      next += k;
+      segCount += k + 1;
+    }
+  }
+  const segFrom = new Int32Array(segCount);
+  const segTo = new Int32Array(segCount);
+  {
+    let s = 0;
+    for (let e = 0; e < m; e++) {
+      if (!withDummies[e]) continue;
+      const a = dagFrom[e];
+      const b = dagTo[e];
+      const k = rank[b] - rank[a] - 1;
+      let prev = a;
+      for (let i = 0; i < k; i++) {
+        segFrom[s] = prev;
+        segTo[s] = dummyFirst[e] + i;
+        prev = dummyFirst[e] + i;
+        s++;
+      }
+      segFrom[s] = prev;
+      segTo[s] = b;
+      s++;
+    }
+  }
+  const downC = csr(count, segFrom, segCount);
+  const upC = csr(count, segTo, segCount);
+  const down = new Int32Array(segCount);
+  const up = new Int32Array(segCount);
+  for (let i = 0; i < segCount; i++) {
+    down[i] = segTo[downC.idx[i]];
+    up[i] = segFrom[upC.idx[i]];
+  }
+  const layerStart = new Int32Array(rankCount + 1);
+  for (let v = 0; v < count; v++) layerStart[lrank[v] + 1]++;
+  for (let r = 0; r < rankCount; r++) layerStart[r + 1] += layerStart[r];
+  const g: LayeredGraph = {
+    count,
+    realCount: n,
+    rankCount,
+    rank: lrank,
+    across: lacross,
+    upStart: upC.start,
+    up,
+    downStart: downC.start,
+    down,
+    layerStart,
+    order: new Int32Array(count),
+    pos: new Int32Array(count),
+  };
+  report('dummies', 0.3);
+
+  // --- 4. crossing reduction --------------------------------------------------------------
+  initialOrder(g);
+  const sweeps = count > 200_000 ? 4 : count > 50_000 ? 8 : 16;
+  reduceCrossings(g, sweeps, 4);
+  report('order', 0.6);
+
+  // --- 5. coordinates -----------------------------------------------------------------------
+  const lx = assignAcross(g, nodesep, edgesep);
+  const rankSize = new Float64Array(rankCount);
+  for (let v = 0; v < n; v++) if (along[v] > rankSize[rank[v]]) rankSize[rank[v]] = along[v];
+  const rankY = new Float64Array(rankCount);
+  let yAt = 0;
+  for (let r = 0; r < rankCount; r++) {
+    rankY[r] = yAt + rankSize[r] / 2;
+    yAt += rankSize[r] + (r + 1 < rankCount ? ranksep : 0);
+  }
+  let minX = Infinity;
+  let maxX = -Infinity;
+  for (let v = 0; v < count; v++) {
+    const h = lacross[v] / 2;
+    if (lx[v] - h < minX) minX = lx[v] - h;
+    if (lx[v] + h > maxX) maxX = lx[v] + h;
+  }
+  const x = lx.slice(0, n);
+  const y = new Float64Array(n);
+  for (let v = 0; v < n; v++) y[v] = rankY[rank[v]];
+  report('position', 0.85);
+
+  // --- 6. edge polylines ----------------------------------------------------------------------
+  const offsets = new Int32Array(m + 1);
+  const pts: number[] = [];
+  const tmp: number[] = [];
+  for (let e = 0; e < m; e++) {
+    const a = from[e];
+    if (dagFrom[e] < 0) {
+      // self loop: a small loop on the far side of the node
+      const xr = x[a] + across[a] / 2;
+      const q = along[a] / 4;
+      pts.push(xr, y[a] - q, xr + SELF_LOOP, y[a] - q, xr + SELF_LOOP, y[a] + q, xr, y[a] + q);
+      if (xr + SELF_LOOP > maxX) maxX = xr + SELF_LOOP;
+    } else {
+      const u = dagFrom[e];
+      const w = dagTo[e];
+      tmp.length = 0;
+      const k = withDummies[e] ? rank[w] - rank[u] - 1 : 0;
+      const d0 = dummyFirst[e];
+      const nx = k > 0 ? lx[d0] : x[w];
+      const ny = k > 0 ? rankY[lrank[d0]] : y[w];
+      border(x[u], y[u], across[u], along[u], nx, ny, tmp);
+      for (let i = 0; i < k; i++) tmp.push(lx[d0 + i], rankY[lrank[d0 + i]]);
+      const px = k > 0 ? lx[d0 + k - 1] : x[u];
+      const py = k > 0 ? rankY[lrank[d0 + k - 1]] : y[u];
+      border(x[w], y[w], across[w], along[w], px, py, tmp);
+      if (reversed[e]) {
+        for (let i = tmp.length - 2; i >= 0; i -= 2) pts.push(tmp[i], tmp[i + 1]);
+      } else {
+        for (let i = 0; i < tmp.length; i++) pts.push(tmp[i]);
+      }
+    }
+    offsets[e + 1] = pts.length / 2;
+  }
+  report('edges', 1);
+  return { x, y, rank, offsets, points: Float64Array.from(pts), reversed, minX, maxX, maxY: yAt };
+}
+
+/**
+ * Lays out a graph. Edges whose ends are out of range get no points; an edge from a node to
+ * itself gets a small loop. Result coordinates are node centres, origin at (0, 0).
+ */
+export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: LayoutProgress): GraphLayout {
+  const n = Math.min(input.widths.length, input.heights.length);
+  const m = Math.min(input.edgeFrom.length, input.edgeTo.length);
+  const nodesep = options.nodesep ?? 20;
+  const ranksep = options.ranksep ?? 20;
+  const edgesep = options.edgesep ?? nodesep / 2;
+  const lr = options.direction === 'LR';
+  const across = new Float64Array(n);
+  const along = new Float64Array(n);
+  for (let v = 0; v < n; v++) {
+    const w = clean(input.widths[v]);
+    const h = clean(input.heights[v]);
+    across[v] = lr ? h : w;
+    along[v] = lr ? w : h;
+  }
+  onProgress?.('components', 0);
+
+  // connected components (union-find), numbered by their smallest node
+  const parent = new Int32Array(n);
+  for (let v = 0; v < n; v++) parent[v] = v;
+  const find = (v: number): number => {
+    let r = v;
+    while (parent[r] !== r) r = parent[r];
+    while (parent[v] !== r) {
+      const p = parent[v];
+      parent[v] = r;
+      v = p;
+    }
+    return r;
+  };
+  const valid = new Uint8Array(m);
+  for (let e = 0; e < m; e++) {
+    const a = input.edgeFrom[e];
+    const b = input.edgeTo[e];
+    if (a >= n || b >= n) continue;
+    valid[e] = 1;
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) {
+      if (ra < rb) parent[rb] = ra;
+      else parent[ra] = rb;
+    }
+  }
+  const compOf = new Int32Array(n);
+  const compIdOfRoot = new Int32Array(n).fill(-1);
+  let compCount = 0;
+  for (let v = 0; v < n; v++) {
+    const r = find(v);
+    if (compIdOfRoot[r] < 0) compIdOfRoot[r] = compCount++;
+    compOf[v] = compIdOfRoot[r];
+  }
+  const nodesBy = csr(compCount, compOf, n);
+  const edgeComp = new Int32Array(m);
+  for (let e = 0; e < m; e++) edgeComp[e] = valid[e] ? compOf[input.edgeFrom[e]] : -1;
+  const edgesBy = csr(compCount, edgeComp, m);
+  const local = new Int32Array(n);
+  for (let c = 0; c < compCount; c++) {
+    for (let i = nodesBy.start[c]; i < nodesBy.start[c + 1]; i++) local[nodesBy.idx[i]] = i - nodesBy.start[c];
+  }
+
+  const X = new Float64Array(n);
+  const Y = new Float64Array(n);
+  const rankOut = new Uint32Array(n);
+  const reversed = new Uint8Array(m);
+  const edgeCount = new Int32Array(m + 1);
+  const edgePts: (Float64Array | null)[] = new Array<Float64Array | null>(compCount).fill(null);
+  const edgeLocalOffsets: (Int32Array | null)[] = new Array<Int32Array | null>(compCount).fill(null);
+  let offsetX = 0;
+  let height = 0;
+  let done = 0;
+
+  for (let c = 0; c < compCount; c++) {
+    const ns = nodesBy.start[c];
+    const size = nodesBy.start[c + 1] - ns;
+    const es = edgesBy.start[c];
+    const ec = edgesBy.start[c + 1] - es;
+    const big = size >= PROGRESS_MIN_NODES && onProgress !== undefined;
+    const base = done;
+    const report = big
+      ? (phase: string, f: number): void => onProgress((phase), Math.min(1, (base + f * size) / n))
+      : (): void => undefined;
+    const cAcross = new Float64Array(size);
+    const cAlong = new Float64Array(size);
+    for (let i = 0; i < size; i++) {
+      const v = nodesBy.idx[ns + i];
+      cAcross[i] = across[v];
+      cAlong[i] = along[v];
+    }
+    const cFrom = new Int32Array(ec);
+    const cTo = new Int32Array(ec);
+    for (let i = 0; i < ec; i++) {
+      const e = edgesBy.idx[es + i];
+      cFrom[i] = local[input.edgeFrom[e]];
+      cTo[i] = local[input.edgeTo[e]];
+    }
+    const res = layoutComponent({
+      n: size,
+      across: cAcross,
+      along: cAlong,
+      from: cFrom,
+      to: cTo,
+      nodesep,
+      edgesep,
+      ranksep,
+      report,
+    });
+    const shift = offsetX - res.minX;
+    for (let i = 0; i < size; i++) {
+      const v = nodesBy.idx[ns + i];
+      X[v] = res.x[i] + shift;
+      Y[v] = res.y[i];
+      rankOut[v] = res.rank[i];
+    }
+    const pts = res.points;
+    for (let i = 0; i < pts.length; i += 2) pts[i] += shift;
+    edgePts[c] = pts;
+    edgeLocalOffsets[c] = res.offsets;
+    for (let i = 0; i < ec; i++) {
+      const e = edgesBy.idx[es + i];
+      edgeCount[e + 1] = res.offsets[i + 1] - res.offsets[i];
+      reversed[e] = res.reversed[i];
+    }
+    offsetX += res.maxX - res.minX + nodesep;
+    if (res.maxY > height) height = res.maxY;
+    done += size;
+  }
+  const width = compCount > 0 ? offsetX - nodesep : 0;
+
+  onProgress?.('assemble', 0.99);
+  for (let e = 0; e < m; e++) edgeCount[e + 1] += edgeCount[e];
+  const edgeOffsets = Uint32Array.from(edgeCount);
+  const edgePoints = new Float64Array(2 * edgeCount[m]);
+  for (let c = 0; c < compCount; c++) {
+    const pts = edgePts[c];
+    const offs = edgeLocalOffsets[c];
+    if (!pts || !offs) continue;
+    const es = edgesBy.start[c];
+    for (let i = 0; i < edgesBy.start[c + 1] - es; i++) {
+      const e = edgesBy.idx[es + i];
+      edgePoints.set(pts.subarray(2 * offs[i], 2 * offs[i + 1]), 2 * edgeOffsets[e]);
+    }
+  }
+  const w = new Float64Array(n);
+  const h = new Float64Array(n);
+  for (let v = 0; v < n; v++) {
+    w[v] = clean(input.widths[v]);
+    h[v] = clean(input.heights[v]);
+  }
+  let result: GraphLayout;
+  if (lr) {
+    for (let i = 0; i < edgePoints.length; i += 2) {
+      const t = edgePoints[i];
+      edgePoints[i] = edgePoints[i + 1];
+      edgePoints[i + 1] = t;
+    }
+    result = { direction: 'LR', width: height, height: width, x: Y, y: X, w, h, rank: rankOut, edgeOffsets, edgePoints, reversed };
+  } else {
+    result = { direction: 'TB', width, height, x: X, y: Y, w, h, rank: rankOut, edgeOffsets, edgePoints, reversed };
+  }
+  onProgress?.('done', 1);
+  return result;
+}
