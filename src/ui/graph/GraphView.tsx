@@ -1,0 +1,534 @@
+/**
+ * GraphView: draws a Graph with its GraphLayout on a canvas, pans and zooms with d3-zoom, culls
+ * through a uniform grid, drops detail when zoomed out, and keeps every node reachable by keyboard
+ * through an overlay of transparent, focusable elements (roving tabindex) for the visible nodes.
+ */
+import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
+import type { CSSProperties, FocusEvent as ReactFocusEvent, KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent, PointerEvent as ReactPointerEvent, UIEvent as ReactUIEvent } from 'react';
+import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
+import type { GraphLayout } from '../../core/graph/layout-types';
+import type { Graph } from '../../core/graph/model';
+import { hitTestNode } from './hit-test';
+import { initialFocus, navTarget, type NavKey } from './keyboard-nav';
+import { accessibleName, cachedCharMeasure, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from './labels';
+import type { Theme } from './palette';
+import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
+import { buildScene, buildStyle, type Scene, type SceneMeasures } from './scene';
+import { exportSceneSVG } from './svg-export';
+
+export interface GraphViewProps {
+  graph: Graph;
+  layout: GraphLayout;
+  theme: Theme;
+  selected: number | null;
+  /** related nodes (non-zero = highlighted), index-aligned with graph.nodes */
+  highlighted?: Uint8Array;
+  /** fill override per node (e.g. partition colours); null keeps the category colour */
+  nodeFill?: ReadonlyArray<string | null>;
+  /** outline colour per node (groups); null for none */
+  nodeOutline?: ReadonlyArray<string | null>;
+  onSelect(index: number | null): void;
+  onHover?(index: number | null): void;
+  /** double click, or Shift+Enter on a focused node */
+  onActivate?(index: number): void;
+  /** accessible name of the view */
+  label?: string;
+  className?: string;
+  style?: CSSProperties;
+}
+
+export interface GraphViewHandle {
+  fit(): void;
+  zoomBy(factor: number): void;
+  centerOn(index: number): void;
+  exportSVG(): string;
+  exportPNG(): Promise<Blob>;
+  getTransform(): { x: number; y: number; k: number };
+  /** pans by (dx, dy) CSS pixels */
+  panBy(dx: number, dy: number): void;
+  /** sets the transform directly */
+  setTransform(x: number, y: number, k: number): void;
+}
+
+export interface GraphStats {
+  framesDrawn: number;
+  lastFrameMs: number;
+  visibleNodes: number;
+  visibleEdges: number;
+}
+
+declare global {
+  interface Window {
+    __npuGraphStats?: GraphStats;
+  }
+}
+
+/** Overlay elements exist only when at most this many nodes are visible. */
+export const OVERLAY_LIMIT = 1500;
+const FIT_MARGIN = 24;
+const MAX_FIT_SCALE = 1.5;
+const MAX_SCALE = 8;
+/** PNG export: pixel ratio, cap per side, cap on the total area */
+const PNG_SCALE = 2;
+const PNG_MAX_SIDE = 16384;
+const PNG_MAX_AREA = 1 << 27;
+
+let measureCtx: CanvasRenderingContext2D | null = null;
+function sceneMeasures(): SceneMeasures {
+  if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
+  const ctx = measureCtx;
+  const by = (font: string) =>
+    cachedCharMeasure((ch) => {
+      if (!ctx) return ch.length * 6.5;
+      ctx.font = font;
+      return ctx.measureText(ch).width;
+    });
+  return { title: by(TITLE_FONT), subtitle: by(SUBTITLE_FONT), edgeLabel: by(EDGE_LABEL_FONT) };
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const ROOT_STYLE: CSSProperties = { position: 'relative', overflow: 'hidden', width: '100%', height: '100%', outline: 'none', touchAction: 'none' };
+const CANVAS_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', display: 'block' };
+const LAYER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: 0, height: 0, transformOrigin: '0 0', willChange: 'transform' };
+
+export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function GraphView(props, ref) {
+  const { graph, layout, theme, selected, highlighted, nodeFill, nodeOutline, onSelect, onHover, onActivate } = props;
+  const rootRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const layerRef = useRef<HTMLDivElement>(null);
+
+  const scene: Scene = useMemo(() => buildScene(graph, layout, sceneMeasures()), [graph, layout]);
+  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline), [graph, scene, theme, nodeFill, nodeOutline]);
+  const scratchRef = useRef<FrameScratch | null>(null);
+  const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
+
+  const [focus, setFocus] = useState<number | null>(() => initialFocus(scene.nav, selected, graph.nodes.map((n) => n.kind)));
+  const [overlay, setOverlay] = useState<number[]>([]);
+  const [focusInside, setFocusInside] = useState(false);
+
+  // live values read by the frame callback and event handlers
+  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate });
+  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate };
+
+  const transformRef = useRef<ZoomTransform>(zoomIdentity);
+  const sizeRef = useRef({ width: 0, height: 0, dpr: 1 });
+  const zoomRef = useRef<ZoomBehavior<HTMLDivElement, unknown> | null>(null);
+  const selRef = useRef<Selection<HTMLDivElement, unknown, null, undefined> | null>(null);
+  const rafRef = useRef(0);
+  const needsFitRef = useRef(true);
+  const overlayRef = useRef<number[]>([]);
+  const overlayTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const lastOverlayAt = useRef(0);
+  const wantDomFocus = useRef(false);
+  const hoverRef = useRef<number | null>(null);
+
+  // ---------------------------------------------------------------- drawing
+  const updateOverlay = useCallback(() => {
+    overlayTimer.current = null;
+    lastOverlayAt.current = performance.now();
+    const { scene: sc } = live.current;
+    const scratch = scratchRef.current;
+    const stats = window.__npuGraphStats;
+    const nv = stats ? stats.visibleNodes : 0;
+    let list: number[] = [];
+    if (scratch && nv <= OVERLAY_LIMIT) list = Array.from(scratch.nodes.subarray(0, nv)).sort((a, b) => a - b);
+    const f = live.current.focus;
+    if (f !== null && f < sc.nodeCount && !list.includes(f)) list.push(f);
+    if (!sameList(list, overlayRef.current)) {
+      overlayRef.current = list;
+      setOverlay(list);
+    }
+  }, []);
+
+  const draw = useCallback(() => {
+    rafRef.current = 0;
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const { width, height, dpr } = sizeRef.current;
+    if (width === 0 || height === 0) return;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    const { scene: sc, style: st, selected: sel, highlighted: hl, focus: foc, focusInside: fin } = live.current;
+    if (!scratchRef.current || scratchRef.current.nodes.length < sc.nodeCount || scratchRef.current.edges.length < sc.edgeCount) {
+      scratchRef.current = makeScratch(sc);
+    }
+    const t = transformRef.current;
+    const t0 = performance.now();
+    const res = drawFrame(ctx, sc, st, {
+      x: t.x, y: t.y, k: t.k, width, height, dpr,
+      selected: sel, focused: fin ? foc : null, highlighted: hl, background: true,
+    }, scratchRef.current);
+    const ms = performance.now() - t0;
+    const prev = window.__npuGraphStats;
+    window.__npuGraphStats = {
+      framesDrawn: (prev?.framesDrawn ?? 0) + 1,
+      lastFrameMs: ms,
+      visibleNodes: res.visibleNodes,
+      visibleEdges: res.visibleEdges,
+    };
+    const layer = layerRef.current;
+    if (layer) layer.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`;
+    // refresh the overlay at most every 150 ms while moving, and once after it stops
+    if (overlayTimer.current) clearTimeout(overlayTimer.current);
+    const since = performance.now() - lastOverlayAt.current;
+    overlayTimer.current = setTimeout(updateOverlay, since > 150 ? 0 : 150);
+  }, [updateOverlay]);
+
+  const requestDraw = useCallback(() => {
+    if (!rafRef.current) rafRef.current = requestAnimationFrame(draw);
+  }, [draw]);
+
+  // ---------------------------------------------------------------- transforms
+  const applyTransform = useCallback((t: ZoomTransform) => {
+    const z = zoomRef.current, s = selRef.current;
+    if (z && s) s.call(z.transform, t);
+    else {
+      transformRef.current = t;
+      requestDraw();
+    }
+  }, [requestDraw]);
+
+  const fitTransform = useCallback((): ZoomTransform => {
+    const { width, height } = sizeRef.current;
+    const sc = live.current.scene;
+    const bw = sc.maxX - sc.minX + 2 * FIT_MARGIN, bh = sc.maxY - sc.minY + 2 * FIT_MARGIN;
+    const k = Math.min(MAX_FIT_SCALE, width / bw, height / bh);
+    const x = (width - (sc.maxX + sc.minX) * k) / 2;
+    const y = (height - (sc.maxY + sc.minY) * k) / 2;
+    return zoomIdentity.translate(x, y).scale(k);
+  }, []);
+
+  const updateExtent = useCallback(() => {
+    const z = zoomRef.current;
+    if (!z) return;
+    const f = fitTransform();
+    z.scaleExtent([Math.min(0.05, f.k * 0.5), MAX_SCALE]);
+  }, [fitTransform]);
+
+  const fit = useCallback(() => {
+    updateExtent();
+    applyTransform(fitTransform());
+  }, [applyTransform, fitTransform, updateExtent]);
+
+  const zoomBy = useCallback((factor: number) => {
+    const { width, height } = sizeRef.current;
+    const t = transformRef.current;
+    const [lo, hi] = zoomRef.current ? zoomRef.current.scaleExtent() : [0.0001, MAX_SCALE];
+    const k = Math.max(lo, Math.min(hi, t.k * factor));
+    const cx = width / 2, cy = height / 2;
+    const wx = (cx - t.x) / t.k, wy = (cy - t.y) / t.k;
+    applyTransform(zoomIdentity.translate(cx - wx * k, cy - wy * k).scale(k));
+  }, [applyTransform]);
+
+  const actualSize = useCallback(() => zoomBy(1 / transformRef.current.k), [zoomBy]);
+
+  /** Centres node i; zooms in to a readable scale when the view is too far out to read it. */
+  const centerOn = useCallback((i: number, onlyIfHidden = false) => {
+    const sc = live.current.scene;
+    if (i < 0 || i >= sc.nodeCount) return;
+    const { width, height } = sizeRef.current;
+    const t = transformRef.current;
+    const L = sc.layout;
+    if (onlyIfHidden && t.k >= LOD.text) {
+      const m = 32;
+      const sx0 = (L.x[i] - L.w[i] / 2) * t.k + t.x, sx1 = (L.x[i] + L.w[i] / 2) * t.k + t.x;
+      const sy0 = (L.y[i] - L.h[i] / 2) * t.k + t.y, sy1 = (L.y[i] + L.h[i] / 2) * t.k + t.y;
+      if (sx0 >= m && sy0 >= m && sx1 <= width - m && sy1 <= height - m) return;
+    }
+    const k = t.k < LOD.text ? 1 : t.k;
+    applyTransform(zoomIdentity.translate(width / 2 - L.x[i] * k, height / 2 - L.y[i] * k).scale(k));
+  }, [applyTransform]);
+
+  // ---------------------------------------------------------------- export
+  const exportSVG = useCallback(() => {
+    const { scene: sc, style: st, selected: sel, highlighted: hl } = live.current;
+    return exportSceneSVG(sc, st, { selected: sel, highlighted: hl });
+  }, []);
+
+  const exportPNG = useCallback(async (): Promise<Blob> => {
+    const { scene: sc, style: st, selected: sel, highlighted: hl } = live.current;
+    const m = FIT_MARGIN;
+    const bw = sc.maxX - sc.minX + 2 * m, bh = sc.maxY - sc.minY + 2 * m;
+    let s = Math.min(PNG_SCALE, PNG_MAX_SIDE / bw, PNG_MAX_SIDE / bh);
+    if (bw * bh * s * s > PNG_MAX_AREA) s = Math.sqrt(PNG_MAX_AREA / (bw * bh));
+    const W = Math.max(1, Math.floor(bw * s)), H = Math.max(1, Math.floor(bh * s));
+    const canvas = document.createElement('canvas');
+    canvas.width = W;
+    canvas.height = H;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) throw new Error('Cannot create a canvas for the PNG export.');
+    drawFrame(ctx, sc, st, {
+      x: (m - sc.minX) * s, y: (m - sc.minY) * s, k: s, width: W, height: H, dpr: 1,
+      selected: sel, focused: null, highlighted: hl, background: true,
+    }, makeScratch(sc));
+    return new Promise<Blob>((resolve, reject) => {
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The PNG encoder returned nothing.'))), 'image/png');
+    });
+  }, []);
+
+  useImperativeHandle(ref, () => ({
+    fit,
+    zoomBy,
+    centerOn: (i: number) => centerOn(i),
+    exportSVG,
+    exportPNG,
+    getTransform: () => {
+      const t = transformRef.current;
+      return { x: t.x, y: t.y, k: t.k };
+    },
+    panBy: (dx: number, dy: number) => {
+      const t = transformRef.current;
+      applyTransform(zoomIdentity.translate(t.x + dx, t.y + dy).scale(t.k));
+    },
+    setTransform: (x: number, y: number, k: number) => applyTransform(zoomIdentity.translate(x, y).scale(k)),
+  }), [fit, zoomBy, centerOn, exportSVG, exportPNG, applyTransform]);
+
+  // ---------------------------------------------------------------- effects
+  // d3-zoom on the root (wheel, drag); double click is ours (activate)
+  useEffect(() => {
+    const root = rootRef.current;
+    if (!root) return;
+    const z = d3zoom<HTMLDivElement, unknown>()
+      .scaleExtent([0.0005, MAX_SCALE])
+      .on('zoom', (ev: D3ZoomEvent<HTMLDivElement, unknown>) => {
+        transformRef.current = ev.transform;
+        requestDraw();
+      });
+    const s = select(root);
+    s.call(z).on('dblclick.zoom', null);
+    zoomRef.current = z;
+    selRef.current = s;
+    z.transform(s, transformRef.current);
+    return () => {
+      s.on('.zoom', null);
+      zoomRef.current = null;
+      selRef.current = null;
+    };
+  }, [requestDraw]);
+
+  // canvas size follows the element (device pixel ratio aware)
+  useEffect(() => {
+    const root = rootRef.current, canvas = canvasRef.current;
+    if (!root || !canvas) return;
+    const resize = () => {
+      const r = root.getBoundingClientRect();
+      const dpr = window.devicePixelRatio || 1;
+      const width = Math.max(0, Math.round(r.width)), height = Math.max(0, Math.round(r.height));
+      sizeRef.current = { width, height, dpr };
+      canvas.width = Math.max(1, Math.round(width * dpr));
+      canvas.height = Math.max(1, Math.round(height * dpr));
+      if (needsFitRef.current && width > 0 && height > 0) {
+        needsFitRef.current = false;
+        fit();
+      } else {
+        updateExtent();
+      }
+      requestDraw();
+    };
+    const ro = new ResizeObserver(resize);
+    ro.observe(root);
+    resize();
+    return () => ro.disconnect();
+  }, [fit, requestDraw, updateExtent]);
+
+  // a new graph: fit on first show, reset keyboard focus
+  useEffect(() => {
+    scratchRef.current = null;
+    overlayRef.current = [];
+    setOverlay([]);
+    setFocus(initialFocus(scene.nav, live.current.selected, scene.graph.nodes.map((n) => n.kind)));
+    if (sizeRef.current.width > 0 && sizeRef.current.height > 0) {
+      needsFitRef.current = false;
+      fit();
+    } else {
+      needsFitRef.current = true;
+    }
+  }, [scene, fit]);
+
+  // selection from outside moves the roving focus there (without stealing DOM focus)
+  useEffect(() => {
+    if (selected !== null && selected >= 0 && selected < scene.nodeCount) setFocus(selected);
+  }, [selected, scene]);
+
+  useEffect(() => {
+    requestDraw();
+  }, [style, selected, highlighted, focus, focusInside, requestDraw]);
+
+  // keep the focused node in the overlay, and move DOM focus to it when keyboard asked for it
+  useEffect(() => {
+    if (focus !== null && !overlayRef.current.includes(focus)) {
+      const list = [...overlayRef.current, focus];
+      overlayRef.current = list;
+      setOverlay(list);
+    }
+  }, [focus]);
+  useEffect(() => {
+    if (!wantDomFocus.current || focus === null) return;
+    const el = layerRef.current?.querySelector<HTMLElement>(`[data-node-index="${focus}"]`);
+    if (el) {
+      wantDomFocus.current = false;
+      el.focus({ preventScroll: true });
+    }
+  }, [focus, overlay]);
+
+  useEffect(() => () => {
+    if (rafRef.current) cancelAnimationFrame(rafRef.current);
+    if (overlayTimer.current) clearTimeout(overlayTimer.current);
+  }, []);
+
+  // ---------------------------------------------------------------- input
+  const nodeAt = useCallback((clientX: number, clientY: number): number | null => {
+    const root = rootRef.current;
+    if (!root) return null;
+    const r = root.getBoundingClientRect();
+    const t = transformRef.current;
+    const wx = (clientX - r.left - t.x) / t.k, wy = (clientY - r.top - t.y) / t.k;
+    const sc = live.current.scene;
+    return hitTestNode(sc.nodeGrid, sc.layout, wx, wy, 3 / t.k, hitScratch);
+  }, [hitScratch]);
+
+  const indexFromTarget = (target: EventTarget | null): number | null => {
+    if (!(target instanceof HTMLElement)) return null;
+    const v = target.dataset.nodeIndex;
+    return v === undefined ? null : Number(v);
+  };
+
+  const moveFocus = useCallback((i: number) => {
+    wantDomFocus.current = true;
+    setFocus(i);
+    centerOn(i, true);
+  }, [centerOn]);
+
+  const onClick = useCallback((ev: ReactMouseEvent<HTMLDivElement>) => {
+    if (ev.defaultPrevented) return;
+    const i = indexFromTarget(ev.target) ?? nodeAt(ev.clientX, ev.clientY);
+    live.current.onSelect(i);
+    if (i !== null) {
+      wantDomFocus.current = true;
+      setFocus(i);
+    } else {
+      rootRef.current?.focus({ preventScroll: true });
+    }
+  }, [nodeAt]);
+
+  const onDoubleClick = useCallback((ev: ReactMouseEvent<HTMLDivElement>) => {
+    const i = indexFromTarget(ev.target) ?? nodeAt(ev.clientX, ev.clientY);
+    if (i !== null) live.current.onActivate?.(i);
+  }, [nodeAt]);
+
+  const onPointerMove = useCallback((ev: ReactPointerEvent<HTMLDivElement>) => {
+    if (ev.buttons !== 0) return;
+    const i = indexFromTarget(ev.target) ?? nodeAt(ev.clientX, ev.clientY);
+    if (i !== hoverRef.current) {
+      hoverRef.current = i;
+      if (rootRef.current) rootRef.current.style.cursor = i === null ? 'default' : 'pointer';
+      live.current.onHover?.(i);
+    }
+  }, [nodeAt]);
+
+  const onPointerLeave = useCallback(() => {
+    if (hoverRef.current !== null) {
+      hoverRef.current = null;
+      live.current.onHover?.(null);
+    }
+  }, []);
+
+  const onKeyDown = useCallback((ev: ReactKeyboardEvent<HTMLDivElement>) => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const key = ev.key;
+    const onNode = indexFromTarget(ev.target);
+    let handled = true;
+    if (key === ' ' || key === 'Spacebar') fit();
+    else if (ev.shiftKey && key === 'ArrowUp') zoomBy(1.25);
+    else if (ev.shiftKey && key === 'ArrowDown') zoomBy(0.8);
+    else if (ev.shiftKey && key === 'Backspace') actualSize();
+    else if (!ev.shiftKey && (key === 'ArrowUp' || key === 'ArrowDown' || key === 'ArrowLeft' || key === 'ArrowRight' || key === 'Home' || key === 'End')) {
+      const sc = live.current.scene;
+      const from = onNode ?? live.current.focus ?? initialFocus(sc.nav, live.current.selected);
+      const t = from === null ? null : navTarget(sc.nav, from, key as NavKey);
+      if (t !== null) moveFocus(t);
+    } else if (key === 'Enter' && onNode !== null) {
+      if (ev.shiftKey) live.current.onActivate?.(onNode);
+      else live.current.onSelect(onNode);
+    } else if (key === 'Escape' && live.current.selected !== null) live.current.onSelect(null);
+    else handled = false;
+    if (handled) {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  }, [fit, zoomBy, actualSize, moveFocus]);
+
+  const onNodeFocus = useCallback((ev: ReactFocusEvent<HTMLDivElement>) => {
+    const i = indexFromTarget(ev.target);
+    if (i === null) return;
+    setFocusInside(true);
+    if (i !== live.current.focus) setFocus(i);
+    centerOn(i, true);
+  }, [centerOn]);
+
+  const onNodeBlur = useCallback(() => setFocusInside(false), []);
+
+  // the root never scrolls (focus() of an overlay element could scroll it)
+  const onScroll = useCallback((ev: ReactUIEvent<HTMLDivElement>) => {
+    const el = ev.currentTarget;
+    if (el.scrollTop !== 0 || el.scrollLeft !== 0) {
+      el.scrollTop = 0;
+      el.scrollLeft = 0;
+    }
+  }, []);
+
+  const L = scene.layout;
+  return (
+    <div
+      ref={rootRef}
+      className={props.className}
+      style={props.style ? { ...ROOT_STYLE, ...props.style } : ROOT_STYLE}
+      tabIndex={-1}
+      onClick={onClick}
+      onDoubleClick={onDoubleClick}
+      onPointerMove={onPointerMove}
+      onPointerLeave={onPointerLeave}
+      onKeyDown={onKeyDown}
+      onScroll={onScroll}
+      data-graph-id={graph.id}
+    >
+      <canvas ref={canvasRef} data-testid="graph-canvas" style={CANVAS_STYLE} aria-hidden="true" />
+      <div
+        ref={layerRef}
+        role="group"
+        aria-label={props.label ?? `Graph ${graph.name || graph.id}: ${scene.nodeCount} nodes; arrow keys move along edges`}
+        style={LAYER_STYLE}
+        onFocus={onNodeFocus}
+        onBlur={onNodeBlur}
+      >
+        {overlay.map((i) => {
+          const node = graph.nodes[i];
+          if (!node) return null;
+          return (
+            <div
+              key={i}
+              role="button"
+              tabIndex={i === focus ? 0 : -1}
+              aria-label={accessibleName(node)}
+              aria-pressed={i === selected}
+              data-node-index={i}
+              style={{
+                position: 'absolute',
+                left: L.x[i] - L.w[i] / 2,
+                top: L.y[i] - L.h[i] / 2,
+                width: L.w[i],
+                height: L.h[i],
+                outline: 'none',
+              }}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+});

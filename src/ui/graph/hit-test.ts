@@ -1,0 +1,61 @@
+/**
+ * Hit testing through the node grid: which node is under a point in graph coordinates.
+ * DOM-free.
+ */
+import type { GraphLayout } from '../../core/graph/layout-types';
+import { queryGrid, type SpatialGrid } from './spatial-grid';
+
+/**
+ * The node whose box contains (wx, wy), or when none does, the nearest node whose box lies within
+ * `tolerance` graph units of the point (so tiny nodes far out stay clickable). Null for empty space.
+ * `scratch` must hold at least grid.itemCount entries.
+ */
+export function hitTestNode(
+  grid: SpatialGrid,
+  layout: GraphLayout,
+  wx: number,
+  wy: number,
+  tolerance: number,
+  scratch: Uint32Array,
+): number | null {
+  const t = Math.max(0, tolerance);
+  const n = queryGrid(grid, wx - t, wy - t, wx + t, wy + t, scratch);
+  let best: number | null = null;
+  let bestDist = Infinity;
+  for (let k = 0; k < n; k++) {
+    const i = scratch[k];
+    const hw = layout.w[i] / 2, hh = layout.h[i] / 2;
+    const dx = Math.max(0, Math.abs(wx - layout.x[i]) - hw);
+    const dy = Math.max(0, Math.abs(wy - layout.y[i]) - hh);
+    const d = Math.hypot(dx, dy);
+    if (d > t) continue;
+    // inside: prefer the box whose centre is closest (overlapping boxes are rare in a layered layout)
+    const score = d === 0 ? -1 / (1 + Math.hypot(wx - layout.x[i], wy - layout.y[i])) : d;
+    if (score < bestDist) {
+      bestDist = score;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** Writes into `out` the nodes whose boxes really intersect the rectangle; returns the count. */
+export function nodesInRect(
+  grid: SpatialGrid,
+  layout: GraphLayout,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  out: Uint32Array,
+): number {
+  const n = queryGrid(grid, x0, y0, x1, y1, out);
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    const i = out[k];
+    const hw = layout.w[i] / 2, hh = layout.h[i] / 2;
+    if (layout.x[i] + hw < x0 || layout.x[i] - hw > x1 || layout.y[i] + hh < y0 || layout.y[i] - hh > y1) continue;
+    out[m++] = i;
+  }
+  return m;
+}

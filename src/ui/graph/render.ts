@@ -1,0 +1,322 @@
+/**
+ * Canvas 2D renderer of a Scene. One call draws one frame: culled through the grids, paths batched
+ * per colour (one fill and one stroke per colour, no per-node save/restore, two font changes),
+ * text only when zoomed in enough. Used for the screen and for PNG export.
+ */
+import { queryGrid } from './spatial-grid';
+import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from './labels';
+import type { Scene, SceneStyle } from './scene';
+
+export type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+/** Level-of-detail thresholds on the zoom factor k (screen px per graph unit). */
+export const LOD = {
+  /** node titles from this zoom */
+  text: 0.5,
+  /** node names (second line) from this zoom */
+  subtitle: 0.75,
+  /** edge labels (shape/dtype) from this zoom */
+  edgeLabels: 1.1,
+  /** arrows, rounded corners and node borders from this zoom */
+  detail: 0.22,
+  /** below this zoom, edges are drawn as straight source-to-target lines */
+  simpleEdges: 0.1,
+} as const;
+
+export interface FrameState {
+  /** graph -> CSS pixels: screen = graph * k + (x, y) */
+  x: number;
+  y: number;
+  k: number;
+  /** CSS size of the drawing area and the device pixel ratio */
+  width: number;
+  height: number;
+  dpr: number;
+  selected: number | null;
+  focused: number | null;
+  highlighted?: Uint8Array;
+  /** draw the background (false leaves transparent pixels) */
+  background: boolean;
+}
+
+export interface FrameScratch {
+  nodes: Uint32Array;
+  edges: Uint32Array;
+  sorted: Uint32Array;
+  counts: Uint32Array;
+}
+
+export function makeScratch(scene: Scene): FrameScratch {
+  return {
+    nodes: new Uint32Array(Math.max(1, scene.nodeCount)),
+    edges: new Uint32Array(Math.max(1, scene.edgeCount)),
+    sorted: new Uint32Array(Math.max(1, scene.nodeCount)),
+    counts: new Uint32Array(1),
+  };
+}
+
+export interface FrameResult {
+  visibleNodes: number;
+  visibleEdges: number;
+  /** the visible node ids are scratch.nodes[0 .. visibleNodes) */
+}
+
+const ARROW_LEN = 7;
+const ARROW_HALF = 3.2;
+const CORNER = 4;
+
+export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameState, scratch: FrameScratch): FrameResult {
+  const { layout } = scene;
+  const pal = style.palette;
+  const k = f.k;
+  ctx.setTransform(f.dpr, 0, 0, f.dpr, 0, 0);
+  if (f.background) {
+    ctx.fillStyle = pal.background;
+    ctx.fillRect(0, 0, f.width, f.height);
+  } else {
+    ctx.clearRect(0, 0, f.width, f.height);
+  }
+  ctx.setTransform(f.dpr * k, 0, 0, f.dpr * k, f.dpr * f.x, f.dpr * f.y);
+
+  // --- culling
+  const pad = 20 / k;
+  const vx0 = -f.x / k - pad, vy0 = -f.y / k - pad;
+  const vx1 = (f.width - f.x) / k + pad, vy1 = (f.height - f.y) / k + pad;
+  const all = vx0 <= scene.minX && vy0 <= scene.minY && vx1 >= scene.maxX && vy1 >= scene.maxY;
+  const vn = scratch.nodes;
+  const ve = scratch.edges;
+  let nn = 0, ne = 0;
+  if (all) {
+    for (let i = 0; i < scene.nodeCount; i++) vn[nn++] = i;
+    for (let e = 0; e < scene.edgeCount; e++) ve[ne++] = e;
+  } else {
+    const cand = queryGrid(scene.nodeGrid, vx0, vy0, vx1, vy1, vn);
+    for (let c = 0; c < cand; c++) {
+      const i = vn[c];
+      const hw = layout.w[i] / 2, hh = layout.h[i] / 2;
+      if (layout.x[i] + hw < vx0 || layout.x[i] - hw > vx1 || layout.y[i] + hh < vy0 || layout.y[i] - hh > vy1) continue;
+      vn[nn++] = i;
+    }
+    ne = queryGrid(scene.edgeGrid, vx0, vy0, vx1, vy1, ve);
+  }
+
+  const detail = k >= LOD.detail;
+  const px = 1 / k; // one CSS pixel in graph units
+
+  // --- edges
+  const pts = layout.edgePoints;
+  const offs = layout.edgeOffsets;
+  const simple = k < LOD.simpleEdges;
+  ctx.lineWidth = Math.max(1, 0.8 * px);
+  ctx.lineJoin = 'round';
+  ctx.strokeStyle = pal.edge;
+  ctx.beginPath();
+  for (let c = 0; c < ne; c++) {
+    const e = ve[c];
+    const a = offs[e], b = offs[e + 1];
+    if (b - a < 2) continue;
+    ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
+    if (simple) {
+      ctx.lineTo(pts[2 * b - 2], pts[2 * b - 1]);
+    } else {
+      // stop the line at the arrow's base so the tip stays sharp
+      for (let q = a + 1; q < b - 1; q++) ctx.lineTo(pts[2 * q], pts[2 * q + 1]);
+      const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
+      if (detail) {
+        const sx = pts[2 * b - 4], sy = pts[2 * b - 3];
+        const d = Math.hypot(ex - sx, ey - sy);
+        const back = Math.min(d, ARROW_LEN * 0.8);
+        ctx.lineTo(ex - ((ex - sx) / (d || 1)) * back, ey - ((ey - sy) / (d || 1)) * back);
+      } else {
+        ctx.lineTo(ex, ey);
+      }
+    }
+  }
+  ctx.stroke();
+
+  // edges touching the selection, in the selection colour
+  const sel = f.selected;
+  if (sel !== null && sel >= 0 && sel < scene.nodeCount) {
+    ctx.strokeStyle = pal.selected;
+    ctx.lineWidth = Math.max(1.6, 1.6 * px);
+    ctx.beginPath();
+    const edges = scene.graph.edges;
+    for (let e = 0; e < scene.edgeCount; e++) {
+      if (edges[e].from !== sel && edges[e].to !== sel) continue;
+      const a = offs[e], b = offs[e + 1];
+      if (b - a < 2) continue;
+      ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
+      for (let q = a + 1; q < b; q++) ctx.lineTo(pts[2 * q], pts[2 * q + 1]);
+    }
+    ctx.stroke();
+  }
+
+  // arrows
+  if (detail) {
+    ctx.fillStyle = pal.arrow;
+    ctx.beginPath();
+    for (let c = 0; c < ne; c++) {
+      const e = ve[c];
+      const a = offs[e], b = offs[e + 1];
+      if (b - a < 2) continue;
+      const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
+      const sx = pts[2 * b - 4], sy = pts[2 * b - 3];
+      const d = Math.hypot(ex - sx, ey - sy) || 1;
+      const ux = (ex - sx) / d, uy = (ey - sy) / d;
+      const bx = ex - ux * ARROW_LEN, by = ey - uy * ARROW_LEN;
+      ctx.moveTo(ex, ey);
+      ctx.lineTo(bx - uy * ARROW_HALF, by + ux * ARROW_HALF);
+      ctx.lineTo(bx + uy * ARROW_HALF, by - ux * ARROW_HALF);
+      ctx.closePath();
+    }
+    ctx.fill();
+  }
+
+  // --- nodes, bucketed by fill colour (counting sort over the visible set)
+  const nf = style.fills.length;
+  if (scratch.counts.length < nf + 1) scratch.counts = new Uint32Array(nf + 1);
+  const counts = scratch.counts;
+  counts.fill(0);
+  for (let c = 0; c < nn; c++) counts[style.nodeFill[vn[c]] + 1]++;
+  for (let q = 0; q < nf; q++) counts[q + 1] += counts[q];
+  const sorted = scratch.sorted;
+  {
+    const pos = counts.slice(0, nf);
+    for (let c = 0; c < nn; c++) {
+      const i = vn[c];
+      sorted[pos[style.nodeFill[i]]++] = i;
+    }
+  }
+  const X = layout.x, Y = layout.y, W = layout.w, H = layout.h;
+  const marker = scene.marker;
+  const shape = (i: number, grow: number) => {
+    const w = W[i] + 2 * grow, h = H[i] + 2 * grow;
+    const x = X[i] - w / 2, y = Y[i] - h / 2;
+    if (!detail) ctx.rect(x, y, w, h);
+    else ctx.roundRect(x, y, w, h, marker[i] ? h / 2 : CORNER + grow);
+  };
+  for (let q = 0; q < nf; q++) {
+    const s = counts[q], e = counts[q + 1];
+    if (s === e) continue;
+    ctx.fillStyle = style.fills[q];
+    ctx.beginPath();
+    for (let c = s; c < e; c++) shape(sorted[c], 0);
+    ctx.fill();
+  }
+  if (detail) {
+    // borders, one path per border colour
+    ctx.lineWidth = Math.max(0.8, 0.6 * px);
+    for (let bq = 0; bq < style.borders.length; bq++) {
+      ctx.strokeStyle = style.borders[bq];
+      ctx.beginPath();
+      let any = false;
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        if (style.nodeBorder[i] !== bq) continue;
+        shape(i, 0);
+        any = true;
+      }
+      if (any) ctx.stroke();
+    }
+  }
+  // group outlines
+  if (style.outlines.length > 0) {
+    ctx.lineWidth = Math.max(2, 2.5 * px);
+    for (let oq = 0; oq < style.outlines.length; oq++) {
+      ctx.strokeStyle = style.outlines[oq];
+      ctx.beginPath();
+      let any = false;
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        if (style.nodeOutline[i] !== oq + 1) continue;
+        shape(i, 2);
+        any = true;
+      }
+      if (any) ctx.stroke();
+    }
+  }
+  // related nodes
+  const hl = f.highlighted;
+  if (hl) {
+    ctx.strokeStyle = pal.highlighted;
+    ctx.lineWidth = Math.max(2.5, 2.5 * px);
+    ctx.beginPath();
+    let any = false;
+    for (let c = 0; c < nn; c++) {
+      const i = sorted[c];
+      if (!hl[i]) continue;
+      shape(i, 1.5);
+      any = true;
+    }
+    if (any) ctx.stroke();
+  }
+  // selection: strong border, always drawn (even when tiny)
+  if (sel !== null && sel >= 0 && sel < scene.nodeCount) {
+    ctx.strokeStyle = pal.selected;
+    ctx.lineWidth = Math.max(3, 3 * px);
+    ctx.beginPath();
+    shape(sel, 2);
+    ctx.stroke();
+  }
+  const foc = f.focused;
+  if (foc !== null && foc >= 0 && foc < scene.nodeCount) {
+    ctx.strokeStyle = pal.focus;
+    ctx.lineWidth = Math.max(2, 2 * px);
+    ctx.setLineDash([4 * Math.max(1, px), 3 * Math.max(1, px)]);
+    ctx.beginPath();
+    shape(foc, sel === foc ? 6 : 4);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  // --- text
+  if (k >= LOD.text) {
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    const withSub = k >= LOD.subtitle;
+    ctx.font = TITLE_FONT;
+    for (let q = 0; q < nf; q++) {
+      const s = counts[q], e = counts[q + 1];
+      if (s === e) continue;
+      ctx.fillStyle = style.fillText[q];
+      for (let c = s; c < e; c++) {
+        const i = sorted[c];
+        const t = scene.titles[i];
+        if (!t) continue;
+        const dy = withSub && scene.subtitles[i] ? -(SUBTITLE_FONT_SIZE + 1) / 2 : 0;
+        ctx.fillText(t, X[i], Y[i] + dy + 0.5);
+      }
+    }
+    if (withSub) {
+      ctx.font = SUBTITLE_FONT;
+      ctx.globalAlpha = 0.85;
+      for (let q = 0; q < nf; q++) {
+        const s = counts[q], e = counts[q + 1];
+        if (s === e) continue;
+        ctx.fillStyle = style.fillText[q];
+        for (let c = s; c < e; c++) {
+          const i = sorted[c];
+          const t = scene.subtitles[i];
+          if (!t) continue;
+          ctx.fillText(t, X[i], Y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5);
+        }
+      }
+      ctx.globalAlpha = 1;
+    }
+    if (k >= LOD.edgeLabels) {
+      ctx.font = EDGE_LABEL_FONT;
+      ctx.textAlign = 'left';
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = pal.background;
+      ctx.fillStyle = pal.edgeLabel;
+      for (let c = 0; c < ne; c++) {
+        const e = ve[c];
+        const t = scene.edgeLabels[e];
+        if (!t) continue;
+        ctx.strokeText(t, scene.edgeLabelX[e] + 4, scene.edgeLabelY[e]);
+        ctx.fillText(t, scene.edgeLabelX[e] + 4, scene.edgeLabelY[e]);
+      }
+    }
+  }
+  return { visibleNodes: nn, visibleEdges: ne };
+}
