@@ -1,0 +1,154 @@
+import { describe, it, expect } from 'vitest';
+import { read } from './read';
+import { write } from './write';
+import { toGraph, summarize, metadataPreview, graphStats } from './graph';
+import { sampleModel, opcode, operator, options, tensor } from './testing';
+import type { CircleModel } from './model';
+import { operatorCategory } from './categories';
+import { builtinOperatorName, tensorTypeName, dtypeName } from './names';
+
+describe('toGraph', () => {
+  const model = read(write(sampleModel()), 'sample.circle');
+  const g = toGraph(model, 0);
+
+  it('makes op nodes named by their first output, typed by BuiltinOperator name', () => {
+    const ops = g.nodes.filter((n) => n.kind === 'op');
+    expect(ops.map((n) => [n.id, n.type, n.name, n.category])).toEqual([
+      ['op:0', 'CONV_2D', 'conv', 'Layer'],
+      ['op:1', 'RELU', 'relu', 'Activation'],
+      ['op:2', 'ADD', 'add', 'Other'],
+      ['op:3', 'INSTANCE_NORM', 'norm', 'Normalization'],
+    ]);
+    const conv = ops[0]!;
+    expect(conv.inputs).toEqual([
+      { name: 'input', tensor: 0, label: 'input', type: 'float32[1,2,2,1]' },
+      { name: 'filter', tensor: 1, label: 'filter', type: 'float32[1,1,1,1]', constant: true },
+      { name: 'bias', tensor: 2, label: 'bias', type: 'int32[1]', constant: true },
+    ]);
+    expect(conv.attributes).toContainEqual({ name: 'padding', value: 'VALID', type: 'enum' });
+    expect(conv.attributes).toContainEqual({ name: 'dilation_w_factor', value: '1', type: 'int' });
+    expect(ops[2]!.attributes).toContainEqual({ name: 'fused_activation_function', value: 'RELU', type: 'enum' });
+    expect(ops[3]!.inputs[1]).toEqual({ name: 'gamma', tensor: -1, label: '', type: '' });
+    expect(ops[3]!.outputs[0]!.type).toBe('float32[?,2,2,1]');
+  });
+
+  it('has input and output markers and one edge per (non-constant tensor, consumer)', () => {
+    expect(g.nodes[0]).toMatchObject({ id: 'in:0', kind: 'input', name: 'input', index: 0 });
+    expect(g.nodes.at(-1)).toMatchObject({ id: 'out:0', kind: 'output', name: 'norm', index: 6 });
+    const ids = (e: { from: number; to: number }) => `${g.nodes[e.from]!.id}->${g.nodes[e.to]!.id}`;
+    // ADD(relu, relu) counts once; the constants filter and bias are no edges
+    expect(g.edges.map(ids)).toEqual(['in:0->op:0', 'op:0->op:1', 'op:1->op:2', 'op:2->op:3', 'op:3->out:0']);
+    expect(g.stats).toEqual({ nodes: 4, edges: 5 });
+    expect(g.edges[0]!.label).toBe('float32[1,2,2,1]');
+  });
+
+  it('gives orphan tensors their own source node and handles cycles', () => {
+    const m: CircleModel = {
+      ...sampleModel(),
+      operatorCodes: [opcode(0)],
+      subgraphs: [
+        {
+          name: '',
+          tensors: [tensor('a', [1]), tensor('b', [1]), tensor('orphan', [1])],
+          inputs: [],
+          outputs: [1],
+          // a cycle: op0 reads b which op0 itself writes; plus an orphan input
+          operators: [operator(0, [1, 2], [1])],
+          deprecatedDataFormat: 0,
+        },
+      ],
+      metadata: [],
+      signatureDefs: [],
+    };
+    const gr = toGraph(read(write(m), 'c'), 0);
+    expect(gr.name).toBe('main');
+    expect(gr.nodes.map((n) => n.id)).toEqual(['op:0', 'in:2', 'out:0']);
+    expect(gr.edges.map((e) => [e.from, e.to])).toEqual([
+      [0, 0],
+      [1, 0],
+      [0, 2],
+    ]);
+    expect(gr.stats.edges).toBe(gr.edges.length);
+    expect(graphStats(read(write(m), 'c'), 0)).toEqual(gr.stats);
+  });
+
+  it('references IF/WHILE bodies as sg:<n>', () => {
+    const m = sampleModel();
+    m.operatorCodes.push(opcode(118));
+    m.subgraphs[0]!.operators.push(
+      operator(4, [0], [6], { builtinOptions: options(92, 'IfOptions', { then_subgraph_index: 1, else_subgraph_index: 2 }) }),
+    );
+    const node = toGraph(read(write(m), 'x'), 0).nodes.find((n) => n.id === 'op:4')!;
+    expect(node.type).toBe('IF');
+    expect(node.category).toBe('Control');
+    expect(node.subgraphs).toEqual(['sg:1', 'sg:2']);
+    expect(node.attributes).toContainEqual({ name: 'then_subgraph_index', value: 'sg:1', type: 'subgraph' });
+  });
+
+  it('names custom ops by custom_code', () => {
+    const m = sampleModel();
+    m.operatorCodes.push(opcode(32, 'MyCustomOp'));
+    m.subgraphs[0]!.operators.push(operator(4, [0], [6], { customOptions: new Uint8Array([1, 2, 3]) }));
+    const node = toGraph(read(write(m), 'x'), 0).nodes.find((n) => n.id === 'op:4')!;
+    expect(node.type).toBe('MyCustomOp');
+    expect(node.category).toBe('Custom');
+    expect(node.attributes).toContainEqual({ name: 'custom_options', value: '3 bytes', type: 'bytes' });
+  });
+});
+
+describe('summarize', () => {
+  it('lists graphs, metadata previews, signatures and buffer totals', () => {
+    const s = summarize(read(write(sampleModel()), 'sample.circle'), 'sample.circle');
+    expect(s.format).toBe('circle');
+    expect(s.formatLabel).toBe('circle (CIR0, schema version 0)');
+    expect(s.graphs).toEqual([{ id: 'sg:0', name: 'main', stats: { nodes: 4, edges: 5 } }]);
+    expect(s.metadata).toEqual([
+      { name: 'min_runtime_version', size: 6, preview: '1.14.0' },
+      { name: 'ONE_unknown_table', size: 10, preview: '01 00 00 00 00 00 00 00 c8 c9 (10 bytes)' },
+    ]);
+    expect(s.signatures).toEqual([{ key: 'serving_default', subgraph: 0, inputs: [{ name: 'x', tensor: 0 }], outputs: [{ name: 'y', tensor: 6 }] }]);
+    expect(s.buffers).toEqual({ count: 5, bytes: 4 + 4 + 6 + 10, external: 0 });
+  });
+
+  it('shows long ASCII as hex with its size', () => {
+    const long = new TextEncoder().encode('a'.repeat(300));
+    expect(metadataPreview(long, 300)).toMatch(/^61 61 .* … \(300 bytes\)$/);
+  });
+
+  it('summarises a 100 MB model quickly without touching weights', () => {
+    const m = sampleModel();
+    const big = new Uint8Array(100 * 1024 * 1024);
+    m.buffers[1] = { data: big, offset: 0, size: 0 };
+    const bytes = write(m);
+    const t0 = performance.now();
+    const s = summarize(read(bytes, 'big.circle'), 'big.circle');
+    const ms = performance.now() - t0;
+    expect(s.buffers.bytes).toBeGreaterThan(100 * 1024 * 1024);
+    expect(ms).toBeLessThan(150);
+  });
+});
+
+describe('names and categories', () => {
+  it('names operators and tensor types, negative and unknown included', () => {
+    expect(builtinOperatorName(-2)).toBe('INSTANCE_NORM');
+    expect(builtinOperatorName(-8)).toBe('RUN_MODEL');
+    expect(builtinOperatorName(3)).toBe('CONV_2D');
+    expect(builtinOperatorName(9999)).toBe('Unknown(9999)');
+    expect(tensorTypeName(-1)).toBe('UINT4');
+    expect(tensorTypeName(-42)).toBe('TensorType(-42)');
+    expect(dtypeName(9)).toBe('int8');
+  });
+  it('categorises like Netron', () => {
+    expect(operatorCategory('DEPTHWISE_CONV_2D')).toBe('Layer');
+    expect(operatorCategory('SOFTMAX')).toBe('Activation');
+    expect(operatorCategory('MAX_POOL_2D')).toBe('Pool');
+    expect(operatorCategory('RMS_NORM')).toBe('Normalization');
+    expect(operatorCategory('BATCH_MATMUL')).not.toBe('Normalization');
+    expect(operatorCategory('RESHAPE')).toBe('Shape');
+    expect(operatorCategory('CONCATENATION')).toBe('Tensor');
+    expect(operatorCategory('DEQUANTIZE')).toBe('Quantization');
+    expect(operatorCategory('WHILE')).toBe('Control');
+    expect(operatorCategory('ADD')).toBe('Other');
+    expect(operatorCategory('CUSTOM', true)).toBe('Custom');
+  });
+});

@@ -1,0 +1,311 @@
+/**
+ * Circle (and TFLite) reader: bytes -> `CircleModel`, zero-copy and bounds-checked.
+ *
+ * - Buffer `data` and `custom_options` are `subarray` views into the input; no weight byte is
+ *   read or copied, so reading is O(structure), not O(bytes).
+ * - Op codes follow circle.md section 3 (signed `deprecated_builtin_code`; 127 -> `builtin_code`).
+ * - Every offset, vector length and cross reference (tensor, buffer, op-code, subgraph indices)
+ *   is checked; bad input throws `FormatError` with the byte offset and structure path.
+ */
+import { FormatError } from '../errors';
+import { CheckedBuffer, slotOf, type TableRef } from './checked';
+import type {
+  CircleBuffer,
+  CircleMetadata,
+  CircleModel,
+  CircleOperator,
+  CircleOperatorCode,
+  CircleQuantization,
+  CircleSignatureDef,
+  CircleSubGraph,
+  CircleTensor,
+  CircleTensorMap,
+} from './model';
+import { CIRCLE_SCHEMA } from './schema-table';
+
+export const CIRCLE_IDENTIFIER = 'CIR0';
+export const TFLITE_IDENTIFIER = 'TFL3';
+/** op code stored in deprecated_builtin_code when the real code is in builtin_code */
+export const PLACEHOLDER_FOR_GREATER_OP_CODES = 127;
+
+function identifierOf(bytes: Uint8Array): string {
+  if (bytes.length < 8) return '';
+  return String.fromCharCode(bytes[4]!, bytes[5]!, bytes[6]!, bytes[7]!);
+}
+
+/**
+ * True when the bytes carry the circle (`CIR0`) or TFLite (`TFL3`) identifier. With no bytes
+ * (name-only detection, e.g. before reading a dropped file), the extension decides.
+ */
+export function detect(bytes: Uint8Array, name?: string): boolean {
+  const id = identifierOf(bytes);
+  if (id === CIRCLE_IDENTIFIER || id === TFLITE_IDENTIFIER) return true;
+  if (bytes.length === 0 && name !== undefined) return /\.(circle|tflite)$/i.test(name);
+  return false;
+}
+
+/** The resolved op code of an OperatorCode (circle.md section 3). */
+export function resolveOpcode(deprecatedBuiltinCode: number, builtinCode: number): number {
+  return deprecatedBuiltinCode === PLACEHOLDER_FOR_GREATER_OP_CODES ? builtinCode : deprecatedBuiltinCode;
+}
+
+const S = {
+  model: {
+    version: slotOf('Model', 'version'),
+    operatorCodes: slotOf('Model', 'operator_codes'),
+    subgraphs: slotOf('Model', 'subgraphs'),
+    description: slotOf('Model', 'description'),
+    buffers: slotOf('Model', 'buffers'),
+    metadataBuffer: slotOf('Model', 'metadata_buffer'),
+    metadata: slotOf('Model', 'metadata'),
+    signatureDefs: slotOf('Model', 'signature_defs'),
+  },
+  opcode: {
+    deprecated: slotOf('OperatorCode', 'deprecated_builtin_code'),
+    custom: slotOf('OperatorCode', 'custom_code'),
+    version: slotOf('OperatorCode', 'version'),
+    builtin: slotOf('OperatorCode', 'builtin_code'),
+  },
+  subgraph: {
+    tensors: slotOf('SubGraph', 'tensors'),
+    inputs: slotOf('SubGraph', 'inputs'),
+    outputs: slotOf('SubGraph', 'outputs'),
+    operators: slotOf('SubGraph', 'operators'),
+    name: slotOf('SubGraph', 'name'),
+    dataFormat: slotOf('SubGraph', 'deprecated_data_format'),
+  },
+  tensor: {
+    shape: slotOf('Tensor', 'shape'),
+    type: slotOf('Tensor', 'type'),
+    buffer: slotOf('Tensor', 'buffer'),
+    name: slotOf('Tensor', 'name'),
+    quantization: slotOf('Tensor', 'quantization'),
+    isVariable: slotOf('Tensor', 'is_variable'),
+    sparsity: slotOf('Tensor', 'sparsity'),
+    shapeSignature: slotOf('Tensor', 'shape_signature'),
+    hasRank: slotOf('Tensor', 'has_rank'),
+    variantTensors: slotOf('Tensor', 'variant_tensors'),
+    compressionType: slotOf('Tensor', 'compression_type'),
+  },
+  variant: { shape: slotOf('VariantSubType', 'shape'), type: slotOf('VariantSubType', 'type'), hasRank: slotOf('VariantSubType', 'has_rank') },
+  quant: {
+    min: slotOf('QuantizationParameters', 'min'),
+    max: slotOf('QuantizationParameters', 'max'),
+    scale: slotOf('QuantizationParameters', 'scale'),
+    zeroPoint: slotOf('QuantizationParameters', 'zero_point'),
+    details: slotOf('QuantizationParameters', 'details'),
+    dim: slotOf('QuantizationParameters', 'quantized_dimension'),
+  },
+  op: {
+    opcodeIndex: slotOf('Operator', 'opcode_index'),
+    inputs: slotOf('Operator', 'inputs'),
+    outputs: slotOf('Operator', 'outputs'),
+    options: slotOf('Operator', 'builtin_options'),
+    customOptions: slotOf('Operator', 'custom_options'),
+    customFormat: slotOf('Operator', 'custom_options_format'),
+    mutating: slotOf('Operator', 'mutating_variable_inputs'),
+    intermediates: slotOf('Operator', 'intermediates'),
+    largeOffset: slotOf('Operator', 'large_custom_options_offset'),
+    largeSize: slotOf('Operator', 'large_custom_options_size'),
+    options2: slotOf('Operator', 'builtin_options_2'),
+  },
+  buffer: { data: slotOf('Buffer', 'data'), offset: slotOf('Buffer', 'offset'), size: slotOf('Buffer', 'size') },
+  metadata: { name: slotOf('Metadata', 'name'), buffer: slotOf('Metadata', 'buffer') },
+  sig: {
+    inputs: slotOf('SignatureDef', 'inputs'),
+    outputs: slotOf('SignatureDef', 'outputs'),
+    key: slotOf('SignatureDef', 'signature_key'),
+    subgraph: slotOf('SignatureDef', 'subgraph_index'),
+  },
+  tensorMap: { name: slotOf('TensorMap', 'name'), index: slotOf('TensorMap', 'tensor_index') },
+};
+
+const SPARSITY = CIRCLE_SCHEMA.tables.SparsityParameters!;
+
+/**
+ * Reads a circle or TFLite file. Throws `FormatError` (kind 'empty', 'truncated', 'corrupt',
+ * 'unsupported' or 'limit', with byte offset and path) for anything that is not a readable model.
+ */
+export function read(bytes: Uint8Array, file: string): CircleModel {
+  if (bytes.length === 0) throw new FormatError({ kind: 'empty', file, offset: 0, message: 'the file is empty' });
+  if (bytes.length < 8) {
+    throw new FormatError({ kind: 'truncated', file, offset: bytes.length, message: `the file has only ${bytes.length} bytes; a circle model starts with 8 bytes of header` });
+  }
+  const identifier = identifierOf(bytes);
+  if (identifier !== CIRCLE_IDENTIFIER && identifier !== TFLITE_IDENTIFIER) {
+    const shown = /^[\x20-\x7e]{4}$/.test(identifier) ? `"${identifier}"` : 'none';
+    throw new FormatError({
+      kind: 'unsupported',
+      file,
+      offset: 4,
+      message: `not a circle model: file identifier ${shown} at bytes 4..8 (expected "CIR0" or "TFL3")`,
+    });
+  }
+  const c = new CheckedBuffer(bytes, file);
+  const root = c.table(c.deref(0, 'model'), 'model');
+  const M = S.model;
+
+  const operatorCodes = (c.fieldTableVector(root, M.operatorCodes, 'operator_codes') ?? []).map((t, i) => readOpcode(c, t, `operator_codes[${i}]`));
+  const buffers = (c.fieldTableVector(root, M.buffers, 'buffers') ?? []).map((t, i) => readBuffer(c, t, `buffers[${i}]`));
+  const subgraphs = (c.fieldTableVector(root, M.subgraphs, 'subgraphs') ?? []).map((t, i) => readSubGraph(c, t, `subgraphs[${i}]`));
+  const metadata = (c.fieldTableVector(root, M.metadata, 'metadata') ?? []).map(
+    (t, i): CircleMetadata => ({
+      name: c.fieldString(t, S.metadata.name, `metadata[${i}].name`) ?? '',
+      buffer: c.fieldScalar(t, S.metadata.buffer, 'uint', 0, `metadata[${i}].buffer`),
+    }),
+  );
+  const signatureDefs = (c.fieldTableVector(root, M.signatureDefs, 'signature_defs') ?? []).map((t, i) => readSignature(c, t, `signature_defs[${i}]`));
+  const model: CircleModel = {
+    identifier,
+    version: c.fieldScalar(root, M.version, 'uint', 0, 'version'),
+    description: c.fieldString(root, M.description, 'description') ?? '',
+    operatorCodes,
+    subgraphs,
+    buffers,
+    metadataBuffer: c.fieldScalarVector(root, M.metadataBuffer, 'int', 'metadata_buffer') ?? [],
+    metadata,
+    signatureDefs,
+  };
+  checkReferences(model, file);
+  return model;
+}
+
+function readOpcode(c: CheckedBuffer, t: TableRef, path: string): CircleOperatorCode {
+  const O = S.opcode;
+  const deprecatedBuiltinCode = c.fieldScalar(t, O.deprecated, 'byte', 0, `${path}.deprecated_builtin_code`);
+  const builtinCode = c.fieldScalar(t, O.builtin, 'int', 0, `${path}.builtin_code`);
+  return {
+    code: resolveOpcode(deprecatedBuiltinCode, builtinCode),
+    deprecatedBuiltinCode,
+    builtinCode,
+    customCode: c.fieldString(t, O.custom, `${path}.custom_code`),
+    version: c.fieldScalar(t, O.version, 'int', 1, `${path}.version`),
+  };
+}
+
+function readBuffer(c: CheckedBuffer, t: TableRef, path: string): CircleBuffer {
+  const data = c.fieldBytes(t, S.buffer.data, `${path}.data`);
+  return {
+    data: data && data.length > 0 ? data : null,
+    offset: c.fieldScalar(t, S.buffer.offset, 'ulong', 0, `${path}.offset`),
+    size: c.fieldScalar(t, S.buffer.size, 'ulong', 0, `${path}.size`),
+  };
+}
+
+function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGraph {
+  const G = S.subgraph;
+  return {
+    name: c.fieldString(t, G.name, `${path}.name`) ?? '',
+    tensors: (c.fieldTableVector(t, G.tensors, `${path}.tensors`) ?? []).map((x, i) => readTensor(c, x, `${path}.tensors[${i}]`)),
+    inputs: c.fieldScalarVector(t, G.inputs, 'int', `${path}.inputs`) ?? [],
+    outputs: c.fieldScalarVector(t, G.outputs, 'int', `${path}.outputs`) ?? [],
+    operators: (c.fieldTableVector(t, G.operators, `${path}.operators`) ?? []).map((x, i) => readOperator(c, x, `${path}.operators[${i}]`)),
+    deprecatedDataFormat: c.fieldScalar(t, G.dataFormat, 'byte', 0, `${path}.deprecated_data_format`),
+  };
+}
+
+function readTensor(c: CheckedBuffer, t: TableRef, path: string): CircleTensor {
+  const T = S.tensor;
+  const q = c.fieldTable(t, T.quantization, `${path}.quantization`);
+  const sp = c.fieldTable(t, T.sparsity, `${path}.sparsity`);
+  return {
+    name: c.fieldString(t, T.name, `${path}.name`) ?? '',
+    shape: c.fieldScalarVector(t, T.shape, 'int', `${path}.shape`) ?? [],
+    shapeSignature: c.fieldScalarVector(t, T.shapeSignature, 'int', `${path}.shape_signature`),
+    type: c.fieldScalar(t, T.type, 'byte', 0, `${path}.type`),
+    buffer: c.fieldScalar(t, T.buffer, 'uint', 0, `${path}.buffer`),
+    quantization: q ? readQuantization(c, q, `${path}.quantization`) : null,
+    isVariable: c.fieldScalar(t, T.isVariable, 'bool', 0, `${path}.is_variable`) !== 0,
+    sparsity: sp ? c.decodeTable(SPARSITY, sp, `${path}.sparsity`) : null,
+    hasRank: c.fieldScalar(t, T.hasRank, 'bool', 0, `${path}.has_rank`) !== 0,
+    variantTensors: (c.fieldTableVector(t, T.variantTensors, `${path}.variant_tensors`) ?? []).map((v, i) => ({
+      shape: c.fieldScalarVector(v, S.variant.shape, 'int', `${path}.variant_tensors[${i}].shape`) ?? [],
+      type: c.fieldScalar(v, S.variant.type, 'byte', 0, `${path}.variant_tensors[${i}].type`),
+      hasRank: c.fieldScalar(v, S.variant.hasRank, 'bool', 0, `${path}.variant_tensors[${i}].has_rank`) !== 0,
+    })),
+    compressionType: c.fieldScalar(t, T.compressionType, 'byte', 0, `${path}.compression_type`),
+  };
+}
+
+function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQuantization {
+  const Q = S.quant;
+  return {
+    min: c.fieldScalarVector(t, Q.min, 'float', `${path}.min`) ?? [],
+    max: c.fieldScalarVector(t, Q.max, 'float', `${path}.max`) ?? [],
+    scale: c.fieldScalarVector(t, Q.scale, 'float', `${path}.scale`) ?? [],
+    zeroPoint: c.fieldScalarVector(t, Q.zeroPoint, 'long', `${path}.zero_point`) ?? [],
+    quantizedDimension: c.fieldScalar(t, Q.dim, 'int', 0, `${path}.quantized_dimension`),
+    details: c.fieldUnion(t, Q.details, 'QuantizationDetails', `${path}.details`),
+  };
+}
+
+function readOperator(c: CheckedBuffer, t: TableRef, path: string): CircleOperator {
+  const O = S.op;
+  const mutating = c.fieldScalarVector(t, O.mutating, 'bool', `${path}.mutating_variable_inputs`);
+  return {
+    opcodeIndex: c.fieldScalar(t, O.opcodeIndex, 'uint', 0, `${path}.opcode_index`),
+    inputs: c.fieldScalarVector(t, O.inputs, 'int', `${path}.inputs`) ?? [],
+    outputs: c.fieldScalarVector(t, O.outputs, 'int', `${path}.outputs`) ?? [],
+    builtinOptions: c.fieldUnion(t, O.options, 'BuiltinOptions', `${path}.builtin_options`),
+    builtinOptions2: c.fieldUnion(t, O.options2, 'BuiltinOptions2', `${path}.builtin_options_2`),
+    customOptions: c.fieldBytes(t, O.customOptions, `${path}.custom_options`),
+    customOptionsFormat: c.fieldScalar(t, O.customFormat, 'byte', 0, `${path}.custom_options_format`),
+    mutatingVariableInputs: mutating ? mutating.map((v) => v !== 0) : [],
+    intermediates: c.fieldScalarVector(t, O.intermediates, 'int', `${path}.intermediates`) ?? [],
+    largeCustomOptionsOffset: c.fieldScalar(t, O.largeOffset, 'ulong', 0, `${path}.large_custom_options_offset`),
+    largeCustomOptionsSize: c.fieldScalar(t, O.largeSize, 'ulong', 0, `${path}.large_custom_options_size`),
+  };
+}
+
+function readSignature(c: CheckedBuffer, t: TableRef, path: string): CircleSignatureDef {
+  const maps = (slot: number, p: string): CircleTensorMap[] =>
+    (c.fieldTableVector(t, slot, p) ?? []).map((m, i) => ({
+      name: c.fieldString(m, S.tensorMap.name, `${p}[${i}].name`) ?? '',
+      tensorIndex: c.fieldScalar(m, S.tensorMap.index, 'uint', 0, `${p}[${i}].tensor_index`),
+    }));
+  return {
+    inputs: maps(S.sig.inputs, `${path}.inputs`),
+    outputs: maps(S.sig.outputs, `${path}.outputs`),
+    signatureKey: c.fieldString(t, S.sig.key, `${path}.signature_key`) ?? '',
+    subgraphIndex: c.fieldScalar(t, S.sig.subgraph, 'uint', 0, `${path}.subgraph_index`),
+  };
+}
+
+/** Cross references must point inside their tables: a model that passes is safe to walk. */
+function checkReferences(m: CircleModel, file: string): void {
+  const bad = (path: string, message: string): never => {
+    throw new FormatError({ kind: 'corrupt', file, path, message });
+  };
+  const nb = m.buffers.length;
+  m.subgraphs.forEach((sg, s) => {
+    const nt = sg.tensors.length;
+    sg.tensors.forEach((t, i) => {
+      if (t.buffer !== 0 && t.buffer >= nb) bad(`subgraphs[${s}].tensors[${i}].buffer`, `tensor "${t.name}" refers to buffer ${t.buffer}, but the model has ${nb} buffers`);
+    });
+    const list = (xs: number[], path: string, allowOmitted: boolean) => {
+      for (let k = 0; k < xs.length; k++) {
+        const x = xs[k]!;
+        if (x >= nt || x < (allowOmitted ? -1 : 0)) bad(`${path}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
+      }
+    };
+    list(sg.inputs, `subgraphs[${s}].inputs`, false);
+    list(sg.outputs, `subgraphs[${s}].outputs`, false);
+    sg.operators.forEach((op, o) => {
+      const p = `subgraphs[${s}].operators[${o}]`;
+      if (op.opcodeIndex >= m.operatorCodes.length) bad(`${p}.opcode_index`, `operator code ${op.opcodeIndex} is out of range (the model has ${m.operatorCodes.length})`);
+      list(op.inputs, `${p}.inputs`, true);
+      list(op.outputs, `${p}.outputs`, true);
+      list(op.intermediates, `${p}.intermediates`, true);
+    });
+  });
+  m.metadata.forEach((md, i) => {
+    if (md.buffer >= nb) bad(`metadata[${i}].buffer`, `metadata "${md.name}" refers to buffer ${md.buffer}, but the model has ${nb} buffers`);
+  });
+  m.signatureDefs.forEach((sd, i) => {
+    const sg = m.subgraphs[sd.subgraphIndex];
+    if (!sg) return bad(`signature_defs[${i}].subgraph_index`, `signature "${sd.signatureKey}" refers to subgraph ${sd.subgraphIndex}, but the model has ${m.subgraphs.length}`);
+    for (const [k, tm] of [...sd.inputs, ...sd.outputs].entries()) {
+      if (tm.tensorIndex >= sg.tensors.length) bad(`signature_defs[${i}]`, `signature "${sd.signatureKey}" entry ${k} refers to tensor ${tm.tensorIndex}, out of range`);
+    }
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * Tensor details for the side panel: type, shape, quantization (with the dequantization formula
+ * per channel) and, for constant tensors, the first values and min / max / mean over all
+ * elements. Reads little-endian through a DataView, so unaligned buffers are fine. This is the
+ * only place that reads weight bytes, and only for the one tensor asked for.
+ */
+import type { CircleModel } from './model';
+import { bufferHasData } from './graph';
+import { dtypeName, tensorTypeName } from './names';
+
+export const FIRST_VALUES = 64;
+
+export interface QuantizationChannel {
+  channel: number;
+  scale: number | null;
+  zeroPoint: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+export interface TensorQuantization {
+  /** `real = scale * (q - zero_point)` */
+  formula: string;
+  /** one line per channel, e.g. `0.5 * (q - 3)` */
+  lines: string[];
+  perChannel: boolean;
+  quantizedDimension: number;
+  channels: QuantizationChannel[];
+  /** QuantizationDetails union name (CustomQuantization, MXQuantization), if any */
+  details: string | null;
+}
+
+export interface TensorValues {
+  /** the first values (up to FIRST_VALUES), in row-major order */
+  first: (number | boolean)[];
+  /** number of elements decoded (all elements of the buffer) */
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** the first values dequantized, when the tensor is quantized */
+  dequantized: number[] | null;
+}
+
+export interface TensorDetails {
+  subgraph: number;
+  index: number;
+  name: string;
+  /** `float32`, `int8`, ... (`TensorType(<n>)` for unknown types) */
+  dtype: string;
+  /** TensorType enum name */
+  typeName: string;
+  type: number;
+  shape: number[];
+  shapeSignature: number[] | null;
+  /** `float32[1,3]` */
+  typeString: string;
+  isVariable: boolean;
+  constant: boolean;
+  buffer: number;
+  /** size of the tensor's data in bytes (0 when not constant) */
+  byteLength: number;
+  quantization: TensorQuantization | null;
+  values: TensorValues | null;
+  /** why values are missing, e.g. `not decoded` for types without a decoder */
+  note: string | null;
+}
+
+const ELEMENT_SIZE: Record<number, number> = {
+  0: 4, // FLOAT32
+  1: 2, // FLOAT16
+  2: 4, // INT32
+  3: 1, // UINT8
+  4: 8, // INT64
+  6: 1, // BOOL
+  7: 2, // INT16
+  9: 1, // INT8
+  10: 8, // FLOAT64
+  12: 8, // UINT64
+  15: 4, // UINT32
+  16: 2, // UINT16
+};
+
+export function float16ToNumber(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const f = h & 0x3ff;
+  if (e === 0) return s * 2 ** -14 * (f / 1024);
+  if (e === 0x1f) return f ? NaN : s * Infinity;
+  return s * 2 ** (e - 15) * (1 + f / 1024);
+}
+
+function reader(type: number, dv: DataView): ((i: number) => number) | null {
+  switch (type) {
+    case 0:
+      return (i) => dv.getFloat32(i * 4, true);
+    case 1:
+      return (i) => float16ToNumber(dv.getUint16(i * 2, true));
+    case 2:
+      return (i) => dv.getInt32(i * 4, true);
+    case 3:
+    case 6:
+      return (i) => dv.getUint8(i);
+    case 4:
+      return (i) => Number(dv.getBigInt64(i * 8, true));
+    case 7:
+      return (i) => dv.getInt16(i * 2, true);
+    case 9:
+      return (i) => dv.getInt8(i);
+    case 10:
+      return (i) => dv.getFloat64(i * 8, true);
+    case 12:
+      return (i) => Number(dv.getBigUint64(i * 8, true));
+    case 15:
+      return (i) => dv.getUint32(i * 4, true);
+    case 16:
+      return (i) => dv.getUint16(i * 2, true);
+    default:
+      return null;
+  }
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(7)));
+}
+
+/**
+ * Details of tensor `tensorIndex` of subgraph `sg`. `fileBytes` (the whole file) is needed only
+ * for tensors whose data is stored outside the FlatBuffer (extended buffers).
+ */
+export function tensorDetails(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array): TensorDetails {
+  const subgraph = model.subgraphs[sg];
+  if (!subgraph) throw new RangeError(`subgraph ${sg} does not exist`);
+  const t = subgraph.tensors[tensorIndex];
+  if (!t) throw new RangeError(`tensor ${tensorIndex} does not exist in subgraph ${sg}`);
+  const buf = model.buffers[t.buffer];
+  const constant = t.buffer !== 0 && bufferHasData(buf);
+  let data: Uint8Array | null = null;
+  let note: string | null = null;
+  if (constant && buf) {
+    if (buf.data && buf.data.length) data = buf.data;
+    else if (fileBytes && buf.offset + buf.size <= fileBytes.length) data = fileBytes.subarray(buf.offset, buf.offset + buf.size);
+    else note = `data stored outside the FlatBuffer (${buf.size} bytes at byte ${buf.offset}); not loaded`;
+  }
+  const quantization = describeQuantization(t.quantization);
+  let values: TensorValues | null = null;
+  if (data) {
+    const size = ELEMENT_SIZE[t.type];
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const get = reader(t.type, dv);
+    if (!size || !get) note = `values of type ${tensorTypeName(t.type)} are not decoded`;
+    else {
+      const count = Math.floor(data.length / size);
+      const expected = t.shape.reduce((a, d) => a * Math.max(d, 0), 1);
+      if (count !== expected) note = `the buffer holds ${count} elements, the shape says ${expected}`;
+      let min = Infinity;
+      let max = -Infinity;
+      let sum = 0;
+      const first: (number | boolean)[] = [];
+      for (let i = 0; i < count; i++) {
+        const v = get(i);
+        if (v < min) min = v;
+        if (v > max) max = v;
+        sum += v;
+        if (i < FIRST_VALUES) first.push(t.type === 6 ? v !== 0 : v);
+      }
+      let dequantized: number[] | null = null;
+      if (quantization && t.type !== 0 && t.type !== 1 && t.type !== 10 && t.quantization) {
+        const q = t.quantization;
+        const axis = q.quantizedDimension;
+        const stride = t.shape.slice(axis + 1).reduce((a, d) => a * Math.max(d, 1), 1);
+        const channels = t.shape[axis] ?? 1;
+        dequantized = first.slice(0, Math.min(first.length, FIRST_VALUES)).map((v, i) => {
+          const c = q.scale.length > 1 ? Math.floor(i / stride) % channels : 0;
+          const scale = q.scale[c] ?? q.scale[0] ?? 1;
+          const zp = q.zeroPoint[c] ?? q.zeroPoint[0] ?? 0;
+          return scale * (Number(v) - zp);
+        });
+      }
+      values = count ? { first, count, min, max, mean: sum / count, dequantized } : { first, count, min: NaN, max: NaN, mean: NaN, dequantized };
+    }
+  }
+  const shapeStr = t.shape.map((d, i) => (t.shapeSignature?.[i] === -1 ? '?' : String(d))).join(',');
+  return {
+    subgraph: sg,
+    index: tensorIndex,
+    name: t.name,
+    dtype: dtypeName(t.type),
+    typeName: tensorTypeName(t.type),
+    type: t.type,
+    shape: t.shape,
+    shapeSignature: t.shapeSignature,
+    typeString: `${dtypeName(t.type)}[${shapeStr}]`,
+    isVariable: t.isVariable,
+    constant,
+    buffer: t.buffer,
+    byteLength: constant && buf ? (buf.data?.length || buf.size) : 0,
+    quantization,
+    values,
+    note,
+  };
+}
+
+function describeQuantization(q: CircleModel['subgraphs'][number]['tensors'][number]['quantization']): TensorQuantization | null {
+  if (!q) return null;
+  const n = Math.max(q.scale.length, q.zeroPoint.length, q.min.length, q.max.length);
+  if (n === 0 && !q.details) return null;
+  const channels: QuantizationChannel[] = [];
+  const lines: string[] = [];
+  for (let c = 0; c < n; c++) {
+    const ch: QuantizationChannel = {
+      channel: c,
+      scale: q.scale[c] ?? null,
+      zeroPoint: q.zeroPoint[c] ?? null,
+      min: q.min[c] ?? null,
+      max: q.max[c] ?? null,
+    };
+    channels.push(ch);
+    if (ch.scale !== null) lines.push(`${n > 1 ? `[${c}] ` : ''}${fmt(ch.scale)} * (q - ${ch.zeroPoint ?? 0})`);
+  }
+  return {
+    formula: 'scale * (q - zero_point)',
+    lines,
+    perChannel: q.scale.length > 1,
+    quantizedDimension: q.quantizedDimension,
+    channels,
+    details: q.details ? q.details.name : null,
+  };
+}
