@@ -1,0 +1,115 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { FormatError } from '../errors';
+import { read } from './read';
+import { write } from './write';
+import { summarize, toGraph } from './graph';
+import { tensorDetails } from './values';
+import { sampleModel } from './testing';
+import type { CircleModel } from './model';
+
+const valid = write(sampleModel());
+
+/**
+ * Reads bytes and walks everything downstream (graphs, summary, tensor details): the result is
+ * a model or a FormatError, never another exception, and the time stays bounded.
+ */
+function outcome(bytes: Uint8Array): 'model' | 'error' {
+  const t0 = performance.now();
+  let model: CircleModel;
+  try {
+    model = read(bytes, 'fuzz.circle');
+  } catch (e) {
+    if (!(e instanceof FormatError)) throw new Error(`non-FormatError thrown: ${(e as Error)?.stack ?? String(e)}`);
+    expect(e.info.file).toBe('fuzz.circle');
+    expect(e.message.startsWith('fuzz.circle: ')).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(500);
+    return 'error';
+  }
+  summarize(model, 'fuzz.circle');
+  model.subgraphs.forEach((sg, s) => {
+    const g = toGraph(model, s);
+    expect(g.stats.edges).toBe(g.edges.length);
+    for (let t = 0; t < Math.min(sg.tensors.length, 50); t++) tensorDetails(model, s, t, bytes);
+  });
+  expect(performance.now() - t0).toBeLessThan(1000);
+  return 'model';
+}
+
+describe('bad input never escapes as a non-FormatError', () => {
+  it('truncating a valid file at every byte gives a FormatError', () => {
+    let errors = 0;
+    for (let k = 0; k < valid.length; k++) {
+      if (outcome(valid.slice(0, k)) === 'error') errors++;
+    }
+    // every strict prefix is missing data the model references
+    expect(errors).toBe(valid.length);
+  });
+
+  it('flipping each byte gives a model or a FormatError', () => {
+    const kinds = new Set<string>();
+    for (let k = 0; k < valid.length; k++) {
+      for (const x of [0xff, 0x80, 0x01]) {
+        const b = valid.slice();
+        b[k] = b[k]! ^ x;
+        kinds.add(outcome(b));
+      }
+    }
+    expect(kinds).toEqual(new Set(['model', 'error']));
+  });
+
+  it('huge values written over every aligned u32 give a model or a FormatError quickly', () => {
+    for (let k = 0; k + 4 <= valid.length; k += 4) {
+      for (const v of [0xffffffff, 0x7fffffff, 1_000_000, 0x10000]) {
+        const b = valid.slice();
+        new DataView(b.buffer).setUint32(k, v, true);
+        outcome(b);
+      }
+    }
+  });
+
+  it('property: random bytes (with or without a circle header)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2048 }), fc.boolean(), (bytes, header) => {
+        if (header && bytes.length >= 8) bytes.set([0x43, 0x49, 0x52, 0x30], 4);
+        outcome(bytes);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: mutated valid files (byte writes, cuts, splices)', () => {
+    const mutation = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ kind: fc.constant('u32' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 0xffffffff }) }),
+      fc.record({ kind: fc.constant('cut' as const), at: fc.nat(), value: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(mutation, { minLength: 1, maxLength: 6 }), (ms) => {
+        let b = valid.slice();
+        for (const m of ms) {
+          const at = m.at % b.length;
+          if (m.kind === 'set') b[at] = m.value;
+          else if (m.kind === 'u32' && at + 4 <= b.length) new DataView(b.buffer).setUint32(at, m.value, true);
+          else if (m.kind === 'cut') b = b.slice(0, Math.max(at, 8));
+        }
+        outcome(b);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads a model with 100,000 tensors in bounded time', () => {
+    const m = sampleModel();
+    const sg = m.subgraphs[0]!;
+    const base = sg.tensors[4]!;
+    for (let i = 0; i < 100_000; i++) sg.tensors.push({ ...base, name: `t${i}` });
+    const bytes = write(m);
+    const t0 = performance.now();
+    const back = read(bytes, 'many.circle');
+    const s = summarize(back, 'many.circle');
+    expect(back.subgraphs[0]!.tensors.length).toBe(100_007);
+    expect(s.graphs[0]!.stats.nodes).toBe(4);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+});
