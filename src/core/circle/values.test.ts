@@ -1,0 +1,92 @@
+import { describe, it, expect } from 'vitest';
+import { read } from './read';
+import { write } from './write';
+import { tensorDetails, float16ToNumber } from './values';
+import { sampleModel, tensor, quant, f32 } from './testing';
+
+describe('tensorDetails', () => {
+  it('describes a non-constant tensor with its quantization formula per channel', () => {
+    const m = read(write(sampleModel()), 'x');
+    const d = tensorDetails(m, 0, 5);
+    expect(d).toMatchObject({ name: 'add', dtype: 'float32', typeName: 'FLOAT32', shape: [1, 2, 2, 1], constant: false, values: null, typeString: 'float32[1,2,2,1]' });
+    expect(d.quantization).toEqual({
+      formula: 'scale * (q - zero_point)',
+      lines: ['[0] 0.5 * (q - 0)', '[1] 0.25 * (q - 3)'],
+      perChannel: true,
+      quantizedDimension: 3,
+      channels: [
+        { channel: 0, scale: 0.5, zeroPoint: 0, min: null, max: null },
+        { channel: 1, scale: 0.25, zeroPoint: 3, min: null, max: null },
+      ],
+      details: null,
+    });
+    expect(tensorDetails(m, 0, 6).typeString).toBe('float32[?,2,2,1]');
+  });
+
+  it('decodes constant values with min / max / mean over all elements', () => {
+    const m = sampleModel();
+    const values = Array.from({ length: 100 }, (_, i) => i - 10);
+    m.buffers[1] = { data: f32(values), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('filter', [100], { buffer: 1 });
+    const back = read(write(m), 'x');
+    const d = tensorDetails(back, 0, 1);
+    expect(d.constant).toBe(true);
+    expect(d.byteLength).toBe(400);
+    expect(d.values!.first).toEqual(values.slice(0, 64));
+    expect(d.values!.count).toBe(100);
+    expect(d.values!.min).toBe(-10);
+    expect(d.values!.max).toBe(89);
+    expect(d.values!.mean).toBeCloseTo(39.5, 10);
+    expect(d.note).toBeNull();
+  });
+
+  it('handles unaligned data and every integer type, little-endian', () => {
+    const m = sampleModel();
+    const raw = new Uint8Array(1 + 16);
+    const dv = new DataView(raw.buffer, 1);
+    dv.setBigInt64(0, -5n, true);
+    dv.setBigInt64(8, 7n, true);
+    m.buffers[1] = { data: raw.subarray(1), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('i64', [2], { buffer: 1, type: 4 });
+    // decode straight from the (unaligned) view, without a write/read
+    const d = tensorDetails(m, 0, 1);
+    expect(d.values).toMatchObject({ first: [-5, 7], min: -5, max: 7, mean: 1 });
+    m.subgraphs[0]!.tensors[1] = tensor('i16', [8], { buffer: 1, type: 7 });
+    expect(tensorDetails(m, 0, 1).values!.first.slice(0, 2)).toEqual([-5, -1]);
+    m.subgraphs[0]!.tensors[1] = tensor('b', [16], { buffer: 1, type: 6 });
+    expect(tensorDetails(m, 0, 1).values!.first.slice(0, 2)).toEqual([true, true]);
+    m.subgraphs[0]!.tensors[1] = tensor('s', [1], { buffer: 1, type: 5 });
+    expect(tensorDetails(m, 0, 1).values).toBeNull();
+    expect(tensorDetails(m, 0, 1).note).toBe('values of type STRING are not decoded');
+  });
+
+  it('dequantizes the first values per channel', () => {
+    const m = sampleModel();
+    m.buffers[1] = { data: new Uint8Array([10, 20, 30, 40, 250, 0]), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('q', [3, 2], { buffer: 1, type: 3, quantization: quant([0.5, 2], [10, 0], 1) });
+    const d = tensorDetails(read(write(m), 'x'), 0, 1);
+    expect(d.values!.first).toEqual([10, 20, 30, 40, 250, 0]);
+    expect(d.values!.dequantized).toEqual([0, 40, 10, 80, 120, 0]);
+    const i8 = sampleModel();
+    i8.buffers[1] = { data: new Uint8Array([0xff, 0x80]), offset: 0, size: 0 };
+    i8.subgraphs[0]!.tensors[1] = tensor('q', [2], { buffer: 1, type: 9, quantization: quant([0.1], [-1]) });
+    const d8 = tensorDetails(i8, 0, 1);
+    expect(d8.values!.first).toEqual([-1, -128]);
+    expect(d8.values!.dequantized![1]).toBeCloseTo(-12.7, 6);
+    expect(d8.quantization!.lines).toEqual(['0.1 * (q - -1)']);
+  });
+
+  it('decodes float16 and reads extended buffers from the file bytes', () => {
+    expect(float16ToNumber(0x3c00)).toBe(1);
+    expect(float16ToNumber(0xc000)).toBe(-2);
+    expect(float16ToNumber(0x7c00)).toBe(Infinity);
+    const m = sampleModel();
+    m.buffers[1] = { data: new Uint8Array([0x00, 0x3c, 0x00, 0x40]), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('h', [2], { buffer: 1, type: 1 });
+    const bytes = write(m, { extendedBuffers: true });
+    const back = read(bytes, 'ext.circle');
+    expect(tensorDetails(back, 0, 1).values).toBeNull();
+    expect(tensorDetails(back, 0, 1).note).toMatch(/outside the FlatBuffer/);
+    expect(tensorDetails(back, 0, 1, bytes).values!.first).toEqual([1, 2]);
+  });
+});
