@@ -1,0 +1,27 @@
+/**
+ * `npu-studio chef RECIPE OUT.circle`: builds a circle model from a ONE recipe (tflchef text
+ * format) with core's chef and writes it with core's circle writer.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { buildFromRecipe } from '../core/chef';
+import { write } from '../core/circle/write';
+import type { Command } from './main';
+import { EXIT_OK, UsageError, parseArgs } from './io';
+
+export const chefCommand: Command = {
+  name: 'chef',
+  usage: 'npu-studio chef RECIPE OUT.circle',
+  async run(argv, io) {
+    const { positional } = parseArgs(argv, [], []);
+    if (positional.length !== 2) throw new UsageError(positional.length < 2 ? 'needs a recipe and an output file' : 'takes exactly two files');
+    const [recipe, out] = positional as [string, string];
+    const text = readFileSync(recipe, 'utf8');
+    const model = buildFromRecipe(text, recipe);
+    const bytes = write(model);
+    writeFileSync(out, bytes);
+    const ops = model.subgraphs.reduce((a, g) => a + g.operators.length, 0);
+    const tensors = model.subgraphs.reduce((a, g) => a + g.tensors.length, 0);
+    io.out(`${out}: ${bytes.length} bytes, ${model.subgraphs.length} subgraph(s), ${ops} operator(s), ${tensors} tensor(s)\n`);
+    return EXIT_OK;
+  },
+};
