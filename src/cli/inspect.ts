@@ -1,0 +1,117 @@
+/**
+ * `npu-studio inspect MODEL [--json]`: a summary of a circle (or TFLite) model.
+ *
+ * --json prints exactly (extra keys may be added, never renamed):
+ * {"format":"circle","file":<basename>,"subgraphs":[{"name","operators","tensors","inputs":[names],
+ *  "outputs":[names],"opcodes":{"ADD":2,...}}],"metadata":[{"name","size"}]}
+ * opcodes are keyed by BuiltinOperator enum name; custom ops by their custom_code.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { FormatError } from '../core/errors';
+import { detect, read, summarize, operatorType, tensorTypeString } from '../core/circle';
+import type { CircleModel } from '../core/circle/model';
+import type { Command } from './main';
+import { EXIT_OK, UsageError, parseArgs } from './io';
+
+export interface InspectSubgraph {
+  name: string;
+  operators: number;
+  tensors: number;
+  inputs: string[];
+  outputs: string[];
+  opcodes: Record<string, number>;
+  edges: number;
+}
+
+export interface InspectJson {
+  format: 'circle';
+  file: string;
+  identifier: string;
+  version: number;
+  description: string;
+  subgraphs: InspectSubgraph[];
+  metadata: { name: string; size: number }[];
+  buffers: { count: number; bytes: number; external: number };
+}
+
+export function inspectModel(model: CircleModel, file: string): InspectJson {
+  const summary = summarize(model, file);
+  return {
+    format: 'circle',
+    file,
+    identifier: model.identifier,
+    version: model.version,
+    description: model.description,
+    subgraphs: model.subgraphs.map((sg, i) => {
+      const opcodes: Record<string, number> = {};
+      for (const op of sg.operators) {
+        const type = operatorType(model, op.opcodeIndex);
+        opcodes[type] = (opcodes[type] ?? 0) + 1;
+      }
+      return {
+        name: sg.name,
+        operators: sg.operators.length,
+        tensors: sg.tensors.length,
+        inputs: sg.inputs.map((t) => sg.tensors[t]?.name ?? ''),
+        outputs: sg.outputs.map((t) => sg.tensors[t]?.name ?? ''),
+        opcodes,
+        edges: summary.graphs[i]!.stats.edges,
+      };
+    }),
+    metadata: summary.metadata.map((m) => ({ name: m.name, size: m.size })),
+    buffers: summary.buffers,
+  };
+}
+
+function text(model: CircleModel, file: string): string {
+  const s = summarize(model, file);
+  const lines: string[] = [`${file}: ${s.formatLabel}`];
+  if (model.description) lines.push(`description: ${model.description}`);
+  model.subgraphs.forEach((sg, i) => {
+    const g = s.graphs[i]!;
+    lines.push('', `subgraph ${i} "${g.name}": ${sg.operators.length} operators, ${sg.tensors.length} tensors, ${g.stats.edges} edges`);
+    const io = (label: string, list: number[]) => {
+      for (const t of list) {
+        const tensor = sg.tensors[t];
+        if (tensor) lines.push(`  ${label} ${tensor.name}: ${tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature)}`);
+      }
+    };
+    io('input ', sg.inputs);
+    io('output', sg.outputs);
+    const counts = new Map<string, number>();
+    for (const op of sg.operators) {
+      const type = operatorType(model, op.opcodeIndex);
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+    }
+    if (counts.size) lines.push(`  operators: ${[...counts].map(([k, n]) => `${k} x${n}`).join(', ')}`);
+  });
+  if (s.metadata.length) {
+    lines.push('', 'metadata:');
+    for (const m of s.metadata) lines.push(`  ${m.name} (${m.size} bytes): ${m.preview}`);
+  }
+  if (s.signatures.length) {
+    lines.push('', 'signatures:');
+    for (const sig of s.signatures) lines.push(`  ${sig.key || '(default)'} -> subgraph ${sig.subgraph}: ${sig.inputs.map((x) => x.name).join(', ')} -> ${sig.outputs.map((x) => x.name).join(', ')}`);
+  }
+  lines.push('', `buffers: ${s.buffers.count}, ${s.buffers.bytes} bytes inline, ${s.buffers.external} bytes external`);
+  return lines.join('\n') + '\n';
+}
+
+export const inspectCommand: Command = {
+  name: 'inspect',
+  usage: 'npu-studio inspect MODEL [--json]',
+  async run(argv, io) {
+    const { flags, positional } = parseArgs(argv, ['json'], []);
+    if (positional.length !== 1) throw new UsageError(positional.length ? 'takes exactly one model file' : 'needs a model file');
+    const path = positional[0]!;
+    const file = basename(path);
+    const bytes = new Uint8Array(readFileSync(path));
+    if (bytes.length > 0 && !detect(bytes, file)) {
+      throw new FormatError({ kind: 'unsupported', file, offset: 4, message: 'not a model format inspect reads (circle or TFLite: identifier CIR0 or TFL3 at bytes 4..8)' });
+    }
+    const model = read(bytes, file);
+    io.out(flags.has('json') ? JSON.stringify(inspectModel(model, file)) + '\n' : text(model, file));
+    return EXIT_OK;
+  },
+};
