@@ -12,7 +12,7 @@ if (made.status !== 0) process.exit(made.status ?? 1);
 console.log(`\nNPU Studio: http://localhost:${port}/?sample=${sample}\n`);
 const vite = spawn('npx', ['vite', '--port', port, '--host', '127.0.0.1'], {
   stdio: 'inherit',
-  env: { ...process.env, VITE_DEFAULT_SAMPLE: sample },
+  env: { ...process.env, NPU_STUDIO_SAMPLE: sample },
 });
 vite.on('exit', (code) => process.exit(code ?? 0));
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => vite.kill(sig));

@@ -10,6 +10,7 @@ import { openFiles, toggleDirection, loadSample } from './actions';
 import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
 
+declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;
 
 export function App() {
@@ -25,7 +26,7 @@ export function App() {
   useEffect(() => {
     const params = new URLSearchParams(location.search);
     // `npm start` names a default sample; `?sample=none` opens nothing.
-    const sample = params.get('sample') ?? (import.meta.env.VITE_DEFAULT_SAMPLE as string | undefined);
+    const sample = params.get('sample') ?? __DEFAULT_SAMPLE__;
     if (sampleOpened || !sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
     sampleOpened = true; // StrictMode runs effects twice in development
     void loadSample(`samples/${sample}`, sample);

@@ -3,13 +3,13 @@
  * Comlink); everything behind them runs in a worker.
  */
 import type { ErrorInfo, Diagnostic } from '../core/errors';
-import type { Graph, ModelSummary } from '../core/graph/model';
+import type { Graph, GraphPort, ModelSummary } from '../core/graph/model';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/document';
 
-export type { ErrorInfo, Diagnostic, Graph, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
+export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
 export interface InputFile {

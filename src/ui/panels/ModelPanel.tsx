@@ -28,7 +28,7 @@ export function ModelPanel({ doc }: { doc: Doc }) {
             <th>description</th>
             <td>{s.description || <span className="muted">(none)</span>}</td>
           </tr>
-          {s.properties.map((p) => (
+          {s.properties.filter((p) => p.name !== 'format' && p.name !== 'description').map((p) => (
             <tr key={p.name}>
               <th>{p.name}</th>
               <td>{p.value}</td>

@@ -3,7 +3,7 @@ import { useStudio, dismissAlert } from '../store';
 /** Errors and warnings. Each is its own role="alert" element; text only, never HTML. */
 export function Alerts() {
   const alerts = useStudio((s) => s.alerts);
-  if (alerts.length === 0) return null;
+  // the container always exists: it is a row of the app grid
   return (
     <div className="alerts">
       {alerts.map((a) => (

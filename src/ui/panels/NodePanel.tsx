@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'react';
+import type { Doc } from '../store';
+import type { GraphPort, TensorDetails } from '../../worker/api';
+import { workers } from '../actions';
+
+/** The selected node: op type, options, inputs and outputs with their tensor details. */
+export function NodePanel({ doc }: { doc: Doc }) {
+  const details = doc.details;
+  if (doc.selected === null) return <p className="muted">Select a node to see its properties.</p>;
+  if (!details) return <p className="muted">Loading…</p>;
+  const { node, extra } = details;
+  return (
+    <div className="node-panel">
+      <h2>
+        {node.type} <span className="muted">{node.name}</span>
+      </h2>
+      <table className="props" aria-label="Node">
+        <tbody>
+          <Row name="type" value={node.type} />
+          <Row name="name" value={node.name} />
+          <Row name="category" value={node.category} />
+          {extra.map((e) => (
+            <Row key={e.name} name={e.name} value={e.value} />
+          ))}
+        </tbody>
+      </table>
+      {node.attributes.length > 0 && (
+        <>
+          <h3>Options</h3>
+          <table className="props" aria-label="Options">
+            <tbody>
+              {node.attributes.map((a) => (
+                <Row key={a.name} name={a.name} value={a.value} />
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {node.subgraphs && node.subgraphs.length > 0 && (
+        <p className="muted">Refers to subgraphs {node.subgraphs.join(', ')} (Enter or double-click the node to open).</p>
+      )}
+      {node.inputs.length > 0 && (
+        <>
+          <h3>Inputs</h3>
+          {node.inputs.map((p, i) => (
+            <Port key={`${i}:${p.tensor}`} doc={doc} port={p} />
+          ))}
+        </>
+      )}
+      {node.outputs.length > 0 && (
+        <>
+          <h3>Outputs</h3>
+          {node.outputs.map((p, i) => (
+            <Port key={`${i}:${p.tensor}`} doc={doc} port={p} />
+          ))}
+        </>
+      )}
+    </div>
+  );
+}
+
+function Row({ name, value }: { name: string; value: string }) {
+  return (
+    <tr>
+      <th scope="row">{name}</th>
+      <td>{value}</td>
+    </tr>
+  );
+}
+
+function fmt(v: number | boolean): string {
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (Number.isInteger(v)) return String(v);
+  return Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(4) : v.toPrecision(6).replace(/\.?0+$/, '');
+}
+
+/** One input or output: tensor details are decoded on demand in the worker. */
+function Port({ doc, port }: { doc: Doc; port: GraphPort }) {
+  const [t, setT] = useState<TensorDetails | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setT(null);
+    setErr(null);
+    if (port.tensor < 0) return;
+    workers()
+      .model.api.tensorDetails(doc.workerDocId, doc.graphId, port.tensor)
+      .then((d) => live && setT(d))
+      .catch((e: Error) => live && setErr(e.message));
+    return () => {
+      live = false;
+    };
+  }, [doc.workerDocId, doc.graphId, port.tensor]);
+
+  return (
+    <div className="port">
+      <div className="port-head">
+        <span>
+          <b>{port.name}</b> {port.tensor < 0 ? <span className="muted">(omitted)</span> : port.label}
+        </span>
+        <span className="mono muted">{port.type}</span>
+      </div>
+      {err && <div className="diag-error">{err}</div>}
+      {t && (
+        <table className="props">
+          <tbody>
+            <Row name="tensor" value={`#${t.index}${t.constant ? ` · constant, buffer ${t.buffer}, ${t.byteLength} B` : ''}${t.isVariable ? ' · variable' : ''}`} />
+            <Row name="dtype" value={t.dtype} />
+            <Row name="shape" value={`[${t.shape.join(', ')}]`} />
+            {t.shapeSignature && <Row name="shape_signature" value={`[${t.shapeSignature.join(', ')}]`} />}
+            {t.quantization && (
+              <>
+                <Row name="quantization" value={`${t.quantization.formula}${t.quantization.perChannel ? ` · per channel, axis ${t.quantization.quantizedDimension}` : ''}`} />
+                <tr>
+                  <th scope="row">{t.quantization.perChannel ? 'channels' : 'parameters'}</th>
+                  <td className="mono">
+                    {t.quantization.lines.slice(0, 16).join('\n')}
+                    {t.quantization.lines.length > 16 ? `\n… ${t.quantization.lines.length - 16} more` : ''}
+                  </td>
+                </tr>
+              </>
+            )}
+            {t.values && (
+              <>
+                <Row name="min / max / mean" value={`${fmt(t.values.min)} / ${fmt(t.values.max)} / ${fmt(t.values.mean)} (${t.values.count} values)`} />
+                <tr>
+                  <th scope="row">values</th>
+                  <td>
+                    <div className="values">
+                      {t.values.first.map(fmt).join(', ')}
+                      {t.values.count > t.values.first.length ? ', …' : ''}
+                    </div>
+                    {t.values.dequantized && <div className="values">dequantized: {t.values.dequantized.map(fmt).join(', ')}</div>}
+                  </td>
+                </tr>
+              </>
+            )}
+            {t.note && <Row name="values" value={t.note} />}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
