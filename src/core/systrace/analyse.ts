@@ -109,6 +109,36 @@ function timelineOf(tracker: Tracker, statKeys: Map<number, string[]>, lastUs: n
     }
     for (let i = n.children.length - 1; i >= 0; i--) stack.push([n.children[i]!, childParent, childDepth]);
   }
+  if (tracker.ignored.length) {
+    const depthOf = new Map(marks.map((m) => [m.id, m.depth]));
+    for (const { node: n, into } of tracker.ignored) {
+      const parent = into.isRoot ? null : into.id;
+      const depth = parent === null ? 0 : (depthOf.get(parent) ?? 0) + 1;
+      depthOf.set(n.id, depth);
+      const elapsed = exactClock.elapsed(n);
+      marks.push({
+        id: n.id,
+        parent,
+        depth,
+        line: n.line,
+        beginUs: n.startUs,
+        endUs: n.endUs,
+        mark: n.mark ?? '',
+        name: functionName(n.mark ?? ''),
+        layer: 'LX',
+        phase: n.phase ?? 'PU',
+        effectivePhase: n.phase ?? 'PU',
+        appPhase: n.appPhase ?? 'PO',
+        subtract: false,
+        addedDetail: false,
+        ignored: true,
+        elapsedUs: elapsed,
+        selfUs: elapsed,
+        countedUs: 0,
+        statKeys: [],
+      });
+    }
+  }
   return { tid: tracker.tid, tgid: tracker.tgid, task: tracker.task, kind: tracker.isDriver ? 'driver' : 'app', marks };
 }
 

@@ -136,6 +136,8 @@ export interface TimelineMark {
   copyReason?: 'subtract' | 'initialization' | 'app-phase';
   /** an LA node the parser inserted (add_missing_la_nodes) */
   synthetic?: boolean;
+  /** an ignored (LX) mark the rewrites deleted: drawn for reference, counts only in LD_PE pairing */
+  ignored?: boolean;
   /** the mark was written with `[SW]` / `[SUB]` */
   switched?: boolean;
   elapsedUs: number | null;

@@ -77,6 +77,8 @@ export class Tracker {
   pushed: CallNode[] = [];
   rewritten = false;
   nestingErrors: NestingError[] = [];
+  /** LX nodes deleted by the rewrites, with the node that took their children */
+  ignored: { node: CallNode; into: CallNode }[] = [];
 
   constructor(
     readonly tid: number,
@@ -98,6 +100,7 @@ export class Tracker {
     this.pushed = [];
     this.rewritten = false;
     this.nestingErrors = [];
+    this.ignored = [];
   }
 
   private push(node: CallNode): void {
@@ -199,7 +202,7 @@ export class Tracker {
   rewrite(): NestingError[] {
     if (this.rewritten) return this.nestingErrors;
     this.rewritten = true;
-    removeIgnored(this.root);
+    removeIgnored(this.root, (node, into) => this.ignored.push({ node, into }));
     removeDummies(this.root);
     copySubtractedInitAndWrongLa(this.root, this.ids);
     addMissingLaNodes(this.root, this.ids);

@@ -121,7 +121,7 @@ export function elapsedLessSubtracted(n: CallNode, clock: Clock): number | null 
 }
 
 /** Replace nodes matching `drop` by their children, in place (remove_ignored / remove_dummies). */
-function spliceOut(root: CallNode, drop: (n: CallNode) => boolean): void {
+function spliceOut(root: CallNode, drop: (n: CallNode) => boolean, removed?: (n: CallNode, into: CallNode) => void): void {
   const visit = (node: CallNode): void => {
     let changed = false;
     const out: CallNode[] = [];
@@ -129,6 +129,7 @@ function spliceOut(root: CallNode, drop: (n: CallNode) => boolean): void {
       visit(c);
       if (drop(c)) {
         changed = true;
+        removed?.(c, node);
         for (const g of c.children) {
           g.parent = node;
           out.push(g);
@@ -140,8 +141,9 @@ function spliceOut(root: CallNode, drop: (n: CallNode) => boolean): void {
   visit(root);
 }
 
-export function removeIgnored(root: CallNode): void {
-  spliceOut(root, (n) => !n.isDummy && !n.isRoot && n.layer === 'LX');
+/** Deletes LX nodes (children go to the parent); `removed` hears of each with its new parent. */
+export function removeIgnored(root: CallNode, removed?: (n: CallNode, into: CallNode) => void): void {
+  spliceOut(root, (n) => !n.isDummy && !n.isRoot && n.layer === 'LX', removed);
 }
 
 export function removeDummies(root: CallNode): void {

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { detect, matchNewFormat, matchOldFormat, pyStrip, read, timestampToUs } from './input';
+import { ftraceText } from './testing';
+
+const FIX = 'test/fixtures/systrace';
+
+interface InputCase {
+  test: string;
+  regex: 'MATCHER' | 'MATCHER_FOR_OLD';
+  line: string;
+  groups: string[];
+}
+const cases = (JSON.parse(readFileSync(`${FIX}/derived/input-lines.json`, 'utf8')) as { cases: InputCase[] }).cases;
+
+describe('line parsing (derived/input-lines.json)', () => {
+  for (const c of cases) {
+    it(`${c.regex}: ${c.line.slice(0, 60)}`, () => {
+      const s = pyStrip(c.line);
+      if (c.regex === 'MATCHER') {
+        const g = matchNewFormat(s);
+        expect(g).not.toBeNull();
+        expect([g!.task, g!.pid, g!.tgid, g!.timestamp, g!.mark]).toEqual(c.groups);
+      } else {
+        const g = matchOldFormat(s);
+        expect(g).not.toBeNull();
+        expect([g!.task, g!.pid, g!.timestamp, g!.mark]).toEqual(c.groups);
+        // the old layout never matches the new regex
+        expect(matchNewFormat(s)).toBeNull();
+      }
+    });
+  }
+  it('agrees with the upstream regexes (written for JS) on the examples', () => {
+    const re = /^\s*([^ ].{1,15})-(\d+)\s+\(\s*([-0-9]+)\) .* (\d+\.\d+): tracing_mark_write: ([BE].*)$/;
+    for (const c of cases.filter((x) => x.regex === 'MATCHER')) expect(re.exec(pyStrip(c.line))!.slice(1)).toEqual(c.groups);
+  });
+  it('skips counter, async and clock-sync marks', () => {
+    expect(matchNewFormat('atrace-26769 (26769) [005] ...1 1034700.742666: tracing_mark_write: trace_event_clock_sync: parent_ts=1')).toBeNull();
+    expect(matchNewFormat('a-1 (1) [005] ...1 1.000001: tracing_mark_write: C|1|counter|5')).toBeNull();
+    expect(matchNewFormat('a-1 (1) [005] ...1 1.000001: tracing_mark_write: S|1|async|5')).toBeNull();
+  });
+  it('keeps timestamps as exact integer microseconds', () => {
+    expect(timestampToUs('1034718.303435')).toBe(1034718303435);
+    expect(timestampToUs('142.924145')).toBe(142924145);
+    expect(timestampToUs('0.000001')).toBe(1);
+    expect(timestampToUs('10000000000.000000')).toBe(1e16);
+  });
+  it('1 MB lines (the hand-written matcher does not backtrack quadratically)', () => {
+    const big = `x-1 (1) [000] ...1 ${'1'.repeat(1 << 20)}`;
+    expect(matchNewFormat(big)).toBeNull();
+    expect(matchOldFormat(`xy-1 ${'1.1 '.repeat(300_000)}`)).toBeNull();
+    const withMark = `xy-1 (1) [000] ...1 ${' 1.0'.repeat(200_000)}: tracing_mark_write: B|1|[NN_LR_PP]${'['.repeat(100_000)}`;
+    expect(matchNewFormat(withMark)?.tgid).toBe('1');
+  });
+});
+
+describe('read', () => {
+  it('finds the trace part in HTML and stops at </script>', () => {
+    const body = ftraceText([{ tid: 5, tgid: 5, time: '1.000000', mark: 'B|5|[NN_LR_PP]f' }, { tid: 5, tgid: 5, time: '2.000000', mark: 'E|5' }]);
+    const html = `<!DOCTYPE html><html><script class="trace-data" type="application/text">\n${body}</script>\n<script>tracing_mark_write: B|1|[NN_LR_PP]x</script>`;
+    const t = read(html, 'x.html');
+    expect(t.format).toBe('html');
+    expect(t.marks.map((m) => m.mark)).toEqual(['B|5|[NN_LR_PP]f', 'E|5']);
+    expect(t.marks[0]!.line).toBe(6);
+    expect(detect(html, 'x.html')?.variant).toBe('html');
+    expect(detect(new TextEncoder().encode(body), 'x.txt')?.variant).toBe('ftrace');
+  });
+  it('old format: tgid from B|n| and, for a bare E, from the thread', () => {
+    const text = [
+      '#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION',
+      '<...>-4840  [005] .... 407457.494359: tracing_mark_write: B|4828|[NN_LR_PE]x',
+      '<...>-4840  [005] .... 407457.494360: tracing_mark_write: E',
+    ].join('\n');
+    const t = read(text, 'old.txt');
+    expect(t.header).toBe('old');
+    expect(t.marks.map((m) => m.tgid)).toEqual([4828, 4828]);
+  });
+  it('binary junk, empty and truncated input give diagnostics, never a throw', () => {
+    const junk = String.fromCharCode(...Array.from({ length: 5000 }, (_, i) => (i * 7919) % 256));
+    expect(read(junk, 'j').diagnostics[0]!.severity).toBe('error');
+    expect(read('', 'e').diagnostics[0]!.message).toMatch(/empty/);
+    const omr1 = readFileSync(`${FIX}/upstream/inputs/omr1.trace.txt`, 'utf8');
+    const cut = read(`<html>${omr1.slice(0, 600_000)}`, 'cut.html');
+    expect(cut.marks.length).toBeGreaterThan(100);
+    expect(cut.diagnostics.some((d) => /truncated/.test(d.message))).toBe(true);
+  });
+  it('a mark-like line in the wrong layout is a warning with its line number', () => {
+    const t = read(`${ftraceText([])}garbage tracing_mark_write: B|1|[NN_LR_PP]x\n`, 'w.txt');
+    expect(t.diagnostics).toHaveLength(1);
+    expect(t.diagnostics[0]!.line).toBe(5);
+  });
+});
