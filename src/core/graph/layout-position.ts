@@ -91,6 +91,16 @@ function align(
   }
   const ws: number[] = [];
   const { start, order, pos } = vt;
+  const { realCount } = g;
+  // Real nodes before long edges: a real node lines up with a real neighbour when it has one,
+  // and a long edge only takes a real node that has no real neighbour on that side. So the
+  // main chain of operators stays straight in all four alignments and long edges bend instead.
+  const hasRealNb = (w: number): boolean => {
+    const os = bottomUp ? g.upStart : g.downStart;
+    const o = bottomUp ? g.up : g.down;
+    for (let q = os[w]; q < os[w + 1]; q++) if (o[q] < realCount) return true;
+    return false;
+  };
   for (let li = 0; li < rankCount; li++) {
     let prevIdx = -1;
     for (let i = start[li]; i < start[li + 1]; i++) {
@@ -99,8 +109,14 @@ function align(
       const b = nbStart[v + 1];
       if (a === b) continue;
       ws.length = 0;
+      let realOnly = false;
+      if (v < realCount) {
+        for (let q = a; q < b; q++) if (nb[q] < realCount) realOnly = true;
+      }
       for (let q = a; q < b; q++) {
         const w = nb[q];
+        if (realOnly && w >= realCount) continue;
+        if (v >= realCount && w < realCount && hasRealNb(w)) continue;
         let j = ws.length;
         ws.push(w);
         while (j > 0 && pos[ws[j - 1]] > pos[w]) {

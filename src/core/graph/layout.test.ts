@@ -178,12 +178,20 @@ describe('layout', () => {
     }
   });
 
-  it('keeps the main chain of a ResNet-like graph straight', () => {
+  it('keeps the main chain straight and puts branches and skips beside it', () => {
     const g = resnetGraph(30);
     const L = layout(yardstickInput(g), { direction: 'TB' });
-    // Add nodes (every third) form the spine; they all share one centre line
-    const adds = [3, 6, 9, 12, 15, 18, 21, 24, 27].map((i) => L.x[i]);
-    for (const x of adds) expect(x).toBeCloseTo(adds[0], 6);
+    for (let i = 0; i < 30; i++) expect(L.x[i]).toBeCloseTo(L.x[0], 6);
+    const t = transformerGraph(14 * 4 + 1);
+    const T = layout(yardstickInput(t), { direction: 'TB' });
+    // per block: softmax (5) .. add2 (13) and the next block's LayerNorm form a straight spine
+    for (let b = 0; b < 4; b++) {
+      const first = 1 + 14 * b + 5;
+      const last = b < 3 ? 1 + 14 * (b + 1) : 1 + 14 * b + 13;
+      for (let i = first; i <= last; i++) expect(T.x[i]).toBeCloseTo(T.x[first], 6);
+    }
+    // q, k and v sit side by side under the LayerNorm, the residual goes around
+    expect(T.x[2] < T.x[3] && T.x[3] < T.x[4]).toBe(true);
   });
 
   it('places components side by side', () => {
