@@ -65,6 +65,8 @@ declare global {
 
 /** Overlay elements exist only when at most this many nodes are visible. */
 export const OVERLAY_LIMIT = 1500;
+/** The overlay is refreshed (and shown again) this long after the view stops moving. */
+const OVERLAY_SETTLE_MS = 120;
 const FIT_MARGIN = 24;
 const MAX_FIT_SCALE = 1.5;
 const MAX_SCALE = 8;
@@ -123,14 +125,13 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const needsFitRef = useRef(true);
   const overlayRef = useRef<number[]>([]);
   const overlayTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const lastOverlayAt = useRef(0);
+  const lastDrawnTransform = useRef<ZoomTransform | null>(null);
   const wantDomFocus = useRef(false);
   const hoverRef = useRef<number | null>(null);
 
   // ---------------------------------------------------------------- drawing
   const updateOverlay = useCallback(() => {
     overlayTimer.current = null;
-    lastOverlayAt.current = performance.now();
     const { scene: sc } = live.current;
     const scratch = scratchRef.current;
     const stats = window.__npuGraphStats;
@@ -172,11 +173,24 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       visibleEdges: res.visibleEdges,
     };
     const layer = layerRef.current;
-    if (layer) layer.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`;
-    // refresh the overlay at most every 150 ms while moving, and once after it stops
-    if (overlayTimer.current) clearTimeout(overlayTimer.current);
-    const since = performance.now() - lastOverlayAt.current;
-    overlayTimer.current = setTimeout(updateOverlay, since > 150 ? 0 : 150);
+    const last = lastDrawnTransform.current;
+    const moved = !last || last.x !== t.x || last.y !== t.y || last.k !== t.k;
+    lastDrawnTransform.current = t;
+    if (layer) {
+      if (moved) {
+        layer.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`;
+        // While the view moves, the overlay is hidden (all but the focused element): a thousand
+        // transparent elements would otherwise cost Chromium tens of ms of layerisation per frame.
+        layer.style.visibility = 'hidden';
+      }
+    }
+    if (moved || !overlayTimer.current) {
+      if (overlayTimer.current) clearTimeout(overlayTimer.current);
+      overlayTimer.current = setTimeout(() => {
+        updateOverlay();
+        if (layerRef.current) layerRef.current.style.visibility = '';
+      }, moved ? OVERLAY_SETTLE_MS : 0);
+    }
   }, [updateOverlay]);
 
   const requestDraw = useCallback(() => {
@@ -378,7 +392,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
 
   useEffect(() => () => {
     if (rafRef.current) cancelAnimationFrame(rafRef.current);
+    rafRef.current = 0;
     if (overlayTimer.current) clearTimeout(overlayTimer.current);
+    overlayTimer.current = null;
   }, []);
 
   // ---------------------------------------------------------------- input
@@ -524,6 +540,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
                 width: L.w[i],
                 height: L.h[i],
                 outline: 'none',
+                visibility: i === focus ? 'visible' : undefined,
               }}
             />
           );

@@ -44,6 +44,8 @@ export interface FrameScratch {
   edges: Uint32Array;
   sorted: Uint32Array;
   counts: Uint32Array;
+  /** per-pixel colour marks for far-out dots */
+  dots?: Uint16Array;
 }
 
 export function makeScratch(scene: Scene): FrameScratch {
@@ -115,9 +117,13 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     const e = ve[c];
     const a = offs[e], b = offs[e + 1];
     if (b - a < 2) continue;
-    ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
+    if (!simple) ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
     if (simple) {
-      ctx.lineTo(pts[2 * b - 2], pts[2 * b - 1]);
+      const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
+      // shorter than a pixel on screen: hidden under its nodes anyway
+      if (Math.abs(ex - pts[2 * a]) * k < 1 && Math.abs(ey - pts[2 * a + 1]) * k < 1) continue;
+      ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
+      ctx.lineTo(ex, ey);
     } else {
       // stop the line at the arrow's base so the tip stays sharp
       for (let q = a + 1; q < b - 1; q++) ctx.lineTo(pts[2 * q], pts[2 * q + 1]);
@@ -195,12 +201,34 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     if (!detail) ctx.rect(x, y, w, h);
     else ctx.roundRect(x, y, w, h, marker[i] ? h / 2 : CORNER + grow);
   };
+  // Far out, nodes under two pixels become one-pixel-grid dots, one per pixel and colour.
+  const pxW = Math.ceil(f.width), pxH = Math.ceil(f.height);
+  let dots: Uint16Array | null = null;
+  if (!detail) {
+    if (!scratch.dots || scratch.dots.length < pxW * pxH) scratch.dots = new Uint16Array(pxW * pxH);
+    dots = scratch.dots;
+    dots.fill(0, 0, pxW * pxH);
+  }
+  const dot = 1.5 * px;
   for (let q = 0; q < nf; q++) {
     const s = counts[q], e = counts[q + 1];
     if (s === e) continue;
     ctx.fillStyle = style.fills[q];
     ctx.beginPath();
-    for (let c = s; c < e; c++) shape(sorted[c], 0);
+    for (let c = s; c < e; c++) {
+      const i = sorted[c];
+      if (dots && W[i] * k < 2 && H[i] * k < 2) {
+        const sx = Math.floor(X[i] * k + f.x), sy = Math.floor(Y[i] * k + f.y);
+        if (sx >= 0 && sy >= 0 && sx < pxW && sy < pxH) {
+          const cell = sy * pxW + sx;
+          if (dots[cell] === q + 1) continue;
+          dots[cell] = q + 1;
+        }
+        ctx.rect(X[i] - dot / 2, Y[i] - dot / 2, Math.max(W[i], dot), Math.max(H[i], dot));
+      } else {
+        shape(i, 0);
+      }
+    }
     ctx.fill();
   }
   if (detail) {
@@ -313,8 +341,8 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         const e = ve[c];
         const t = scene.edgeLabels[e];
         if (!t) continue;
-        ctx.strokeText(t, scene.edgeLabelX[e] + 4, scene.edgeLabelY[e]);
-        ctx.fillText(t, scene.edgeLabelX[e] + 4, scene.edgeLabelY[e]);
+        ctx.strokeText(t, scene.edgeLabelX[e], scene.edgeLabelY[e]);
+        ctx.fillText(t, scene.edgeLabelX[e], scene.edgeLabelY[e]);
       }
     }
   }

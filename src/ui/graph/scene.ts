@@ -5,8 +5,9 @@
 import type { GraphLayout } from '../../core/graph/layout-types';
 import type { Graph } from '../../core/graph/model';
 import { buildNavIndex, type NavIndex } from './keyboard-nav';
+import { placeEdgeLabels } from './edge-labels';
 import {
-  NODE_PAD_X, nodeSubtitle, nodeTitle, truncateLabel, type MeasureText,
+  EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, truncateLabel, type MeasureText,
 } from './labels';
 import { nodeBorderColor, nodeFillColor, paletteFor, textColorFor, type GraphPalette, type Theme } from './palette';
 import { buildGrid, edgeSegmentBoxes, nodeBoxes, type SpatialGrid } from './spatial-grid';
@@ -24,7 +25,7 @@ export interface Scene {
   /** truncated title and subtitle per node ('' when none) */
   titles: string[];
   subtitles: string[];
-  /** edge label anchor (graph units) and text ('' when none) */
+  /** edge label: left end and vertical middle of its text (graph units), and the text ('' when none or dropped) */
   edgeLabelX: Float64Array;
   edgeLabelY: Float64Array;
   edgeLabels: string[];
@@ -59,31 +60,11 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
     const sub = nodeSubtitle(node);
     subtitles[i] = sub && layout.h[i] >= 30 ? truncateLabel(sub, avail, measures.subtitle) : '';
   }
-  const edgeLabelX = new Float64Array(m);
-  const edgeLabelY = new Float64Array(m);
   const edgeLabels: string[] = new Array<string>(m);
-  const p = layout.edgePoints;
   for (let e = 0; e < m; e++) {
-    const a = layout.edgeOffsets[e], b = layout.edgeOffsets[e + 1];
     edgeLabels[e] = graph.edges[e].label ? truncateLabel(graph.edges[e].label, EDGE_LABEL_MAX, measures.edgeLabel) : '';
-    if (b <= a) continue;
-    // label beside the middle of the polyline, by length
-    let total = 0;
-    for (let k = a; k + 1 < b; k++) total += Math.hypot(p[2 * k + 2] - p[2 * k], p[2 * k + 3] - p[2 * k + 1]);
-    let half = total / 2;
-    edgeLabelX[e] = p[2 * a];
-    edgeLabelY[e] = p[2 * a + 1];
-    for (let k = a; k + 1 < b; k++) {
-      const sl = Math.hypot(p[2 * k + 2] - p[2 * k], p[2 * k + 3] - p[2 * k + 1]);
-      if (sl >= half && sl > 0) {
-        const t = half / sl;
-        edgeLabelX[e] = p[2 * k] + (p[2 * k + 2] - p[2 * k]) * t;
-        edgeLabelY[e] = p[2 * k + 1] + (p[2 * k + 3] - p[2 * k + 1]) * t;
-        break;
-      }
-      half -= sl;
-    }
   }
+  const p = layout.edgePoints;
   let minX = 0, minY = 0, maxX = layout.width, maxY = layout.height;
   for (let i = 0; i < n; i++) {
     minX = Math.min(minX, layout.x[i] - layout.w[i] / 2);
@@ -98,19 +79,22 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
     if (p[k + 1] > maxY) maxY = p[k + 1];
   }
   const edgesOnly = { ...layout, edgeOffsets: layout.edgeOffsets.subarray(0, m + 1) };
+  const nodeGrid = buildGrid(nodeBoxes(layout));
+  const placed = placeEdgeLabels(layout, m, edgeLabels, measures.edgeLabel, nodeGrid, EDGE_LABEL_FONT_SIZE + 2);
+  for (let e = 0; e < m; e++) if (Number.isNaN(placed.x[e])) edgeLabels[e] = '';
   return {
     graph,
     layout,
     nodeCount: n,
     edgeCount: m,
-    nodeGrid: buildGrid(nodeBoxes(layout)),
+    nodeGrid,
     edgeGrid: buildGrid(edgeSegmentBoxes(edgesOnly)),
     nav: buildNavIndex(n, graph.edges.slice(0, m), layout),
     marker,
     titles,
     subtitles,
-    edgeLabelX,
-    edgeLabelY,
+    edgeLabelX: placed.x,
+    edgeLabelY: placed.y,
     edgeLabels,
     minX, minY, maxX, maxY,
   };

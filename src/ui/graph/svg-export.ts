@@ -75,7 +75,7 @@ export function exportSceneSVG(scene: Scene, style: SceneStyle, opts: SvgOptions
   for (let e = 0; e < scene.edgeCount; e++) {
     const t = scene.edgeLabels[e];
     if (!t) continue;
-    out.push(`<text x="${n2(scene.edgeLabelX[e] + 4)}" y="${n2(scene.edgeLabelY[e])}">${xmlEscape(t)}</text>`);
+    out.push(`<text x="${n2(scene.edgeLabelX[e])}" y="${n2(scene.edgeLabelY[e])}">${xmlEscape(t)}</text>`);
   }
   out.push('</g>');
   // nodes
