@@ -40,6 +40,11 @@ const LR_PE_SYNC_CALLS = [
   'ANeuralNetworksExecution_setOutputFromMemory',
 ];
 
+/** `to.push(...from)` without the argument-count limit of spreading. */
+function append<T>(to: T[], from: readonly T[] | undefined): void {
+  if (from) for (const x of from) to.push(x);
+}
+
 interface StatSource {
   tracker: Tracker;
   stats: Stats;
@@ -93,8 +98,8 @@ function ldPeSpecial(sources: StatSource[], appPhase: string, clock: Clock, prob
   const begins: CallNode[] = [];
   const ends: CallNode[] = [];
   for (const s of sources) {
-    begins.push(...(s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IPreparedModel::execute::server`) ?? []));
-    ends.push(...(s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IExecutionCallback::notify::client`) ?? []));
+    append(begins, s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IPreparedModel::execute::server`));
+    append(ends, s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IExecutionCallback::notify::client`));
   }
   if (begins.length === 0) return null;
   const b = begins.map((n) => ({ t: clock.begin(n), id: n.id })).sort((x, y) => x.t - y.t);
@@ -186,7 +191,7 @@ export function aggregateTimes(
       const special = layer === 'LD' && phase === 'PE' ? ldPe(ap) : null;
       if (special) {
         t = t + special.value;
-        ids?.push(...special.ids);
+        if (ids) append(ids, special.ids);
         continue;
       }
       for (const s of sources) t = t + getStat(s, ap, layer, phase, clock, specialCaseLrPe, ids, problems);
@@ -218,7 +223,7 @@ export function aggregateTimes(
       for (const p of TOP_PHASES) {
         const v = times[p]![layer]!;
         s = s + (Number.isNaN(v) ? 0.0 : v);
-        if (withContributions) ids.push(...(contributions.get(`${p}:${layer}`) ?? []));
+        if (withContributions) append(ids, contributions.get(`${p}:${layer}`));
       }
       times.PO![layer] = s;
       if (withContributions) contributions.set(`PO:${layer}`, ids);

@@ -54,6 +54,8 @@ function toRunTimes(agg: Aggregate, scale: number): RunTimes {
 }
 
 function timelineOf(tracker: Tracker, statKeys: Map<number, string[]>, lastUs: number): TimelineThread {
+  // counted time follows chains of same-layer detail: skip it on trees too deep to analyse
+  const counted = maxDepth(tracker.root) <= MAX_TREE_DEPTH;
   const marks: TimelineMark[] = [];
   // iterative pre-order; dummies are skipped (their children are drawn at the dummy's place)
   const stack: [CallNode, number | null, number][] = [];
@@ -90,7 +92,7 @@ function timelineOf(tracker: Tracker, statKeys: Map<number, string[]>, lastUs: n
         addedDetail: isAddedDetail(n),
         elapsedUs: elapsed,
         selfUs: open || elapsed === null ? null : elapsed - childSum,
-        countedUs: elapsed === null ? null : elapsedLessSubtracted(n, exactClock),
+        countedUs: elapsed === null || !counted ? null : elapsedLessSubtracted(n, exactClock),
         statKeys: statKeys.get(n.id) ?? [],
       };
       if (n.copyOf !== undefined) {
@@ -292,7 +294,7 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
       }
       run.threads = trackerList.filter((t) => t.root.children.length > 0).map((t) => timelineOf(t, statKeys, runLastUs));
     }
-    diagnostics.push(...runDiags);
+    for (const d of runDiags) diagnostics.push(d);
     runs.push(run);
   };
 

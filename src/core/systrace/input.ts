@@ -52,8 +52,12 @@ export interface SystraceDetection {
 }
 
 const WHITESPACE = /\s/;
+/** Python's `\s` (str patterns): ASCII whitespace, \x1c-\x1f, and Unicode spaces. */
 function isSpace(c: string | undefined): boolean {
-  return c !== undefined && WHITESPACE.test(c);
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code === 32 || (code >= 9 && code <= 13) || (code >= 0x1c && code <= 0x1f)) return true;
+  return code > 127 && (code === 0x85 || WHITESPACE.test(c));
 }
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
@@ -143,7 +147,11 @@ export function matchOldFormat(s: string): ParsedLineGroups | null {
 
 /** Python's str.strip() for the characters that occur in practice. */
 export function pyStrip(s: string): string {
-  return s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/g, '');
+  let a = 0;
+  let b = s.length;
+  while (a < b && isSpace(s[a])) a++;
+  while (b > a && isSpace(s[b - 1])) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
 }
 
 /** "1034718.303435" -> 1034718303435 µs, exactly (digits beyond µs are rounded half up). */
@@ -185,20 +193,6 @@ export function detect(input: Uint8Array | string, name = ''): SystraceDetection
   return null;
 }
 
-/** Split text into lines without building one giant array of copies up front. */
-function* lines(text: string): Generator<[string, number]> {
-  let start = 0;
-  let n = 1;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    yield [text.slice(start, end), n];
-    n++;
-    start = end + 1;
-    if (end === text.length) break;
-  }
-}
-
 /**
  * Read a systrace capture: the lines from the first FTRACE header up to a line containing
  * `</script>` (upstream `get_trace_part`), each `tracing_mark_write: B|E` line parsed.
@@ -218,7 +212,14 @@ export function read(text: string, file: string): SystraceTrace {
     return { file, format: 'unknown', header, headerLine, marks, diagnostics };
   }
 
-  for (const [raw, n] of lines(text)) {
+  let pos = 0;
+  let n = 0;
+  while (pos <= text.length) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    const raw = text.slice(pos, end);
+    n++;
+    pos = end + 1;
     if (header === null) {
       if (raw.includes(HEADER_NEW)) {
         header = 'new';

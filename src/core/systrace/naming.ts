@@ -61,7 +61,18 @@ export interface ParsedTag {
 }
 
 /** Tag of a `B` mark; `null` layer/phase with an error text when the tag has not three parts. */
+const parsedTags = new Map<string, ParsedTag | { error: string; tag: string }>();
+
 export function parseTag(mark: string): ParsedTag | { error: string; tag: string } {
+  const cached = parsedTags.get(mark);
+  if (cached !== undefined) return cached;
+  const r = computeTag(mark);
+  if (parsedTags.size > 100_000) parsedTags.clear();
+  parsedTags.set(mark, r);
+  return r;
+}
+
+function computeTag(mark: string): ParsedTag | { error: string; tag: string } {
   const t = matchTag(mark);
   const tag = t ?? translateHidlMark(mark);
   const parts = tag.split('_');
@@ -75,7 +86,18 @@ export function parseTag(mark: string): ParsedTag | { error: string; tag: string
 }
 
 /** `get_function_name_from_mark`: the text after the tag, markers and `B|pid|` removed. */
+const functionNames = new Map<string, string>();
+
 export function functionName(mark: string): string {
+  const cached = functionNames.get(mark);
+  if (cached !== undefined) return cached;
+  const name = computeFunctionName(mark);
+  if (functionNames.size > 100_000) functionNames.clear();
+  functionNames.set(mark, name);
+  return name;
+}
+
+function computeFunctionName(mark: string): string {
   let rest = mark.replace(/^B\|\d+\|/, '');
   rest = rest.split(MARKER_SWITCH).join('').split(MARKER_SUBTRACT).join('');
   const t = matchTag(`B|0|${rest}`);

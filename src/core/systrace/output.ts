@@ -139,7 +139,11 @@ export interface TableSource {
 function contributionIds(agg: Aggregate, layer: string, column: string, nestedPrefix: string): number[] {
   const c = agg.contributions;
   const get = (phase: string): number[] => c.get(`${nestedPrefix}${phase}:${layer}`) ?? [];
-  if (column === 'PEO' || column === 'PEp') return [...new Set([...get('PE'), ...get('PIO'), ...get('PR')])];
+  if (column === 'PEO' || column === 'PEp') {
+    const set = new Set<number>();
+    for (const p of ['PE', 'PIO', 'PR']) for (const id of get(p)) set.add(id);
+    return [...set];
+  }
   return get(column);
 }
 
