@@ -7,7 +7,7 @@
  *   npx tsx bench/layout.ts                  (or npm run bench -- layout)
  *   BENCH_SIZES=1000,3000 BENCH_DAGRE_RUNS=2 npx tsx bench/layout.ts
  *
- * Ours: one warm-up, then the median of BENCH_RUNS (5) runs. dagre: one warm-up on a small
+ * Ours: one warm-up, then the median of BENCH_RUNS (9) runs. dagre: one warm-up on a small
  * graph, then the median of BENCH_DAGRE_RUNS (1) runs (it takes seconds). Prints a Markdown
  * table and writes it to bench/results/layout.md.
  */
@@ -22,7 +22,7 @@ import type { LayoutInput } from '../src/core/graph/layout-types';
 import { syntheticGraph, yardstickInput, type SyntheticKind } from '../src/core/graph/synthetic';
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,3000,10000').split(',').map(Number);
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const runs = Number(process.env.BENCH_RUNS ?? 9);
 const dagreRuns = Number(process.env.BENCH_DAGRE_RUNS ?? 1);
 
 function median(xs: number[]): number {
@@ -135,10 +135,11 @@ for (const kind of ['resnet', 'transformer'] as SyntheticKind[]) {
 }
 
 const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
 const lines = [
   '## Layout: ours vs dagre (as Netron calls it)',
   '',
-  `Node ${process.version}, ${os.cpus().length} x ${cpu}. Layout call only; boxes 90-200 x 40-82 px; nodesep 20, ranksep 20, TB.`,
+  `Node ${process.version}, ${os.cpus().length} x ${cpu}. Load average at the end ${load}. Layout call only; boxes 90-200 x 40-82 px; nodesep 20, ranksep 20, TB.`,
   `dagre ${dagre.version} (in a worker thread with a 512 MB stack): median of ${dagreRuns} run(s) after a warm-up; ours: median of ${runs} runs after a warm-up.`,
   '',
   '| synthetic graph | nodes | edges | dagre ranker | dagre | ours | speed-up | dagre drawing (px) | ours drawing (px) |',

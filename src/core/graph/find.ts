@@ -78,7 +78,8 @@ function splitType(t: string): { dtype: string; shape: string | null } {
   const i = t.indexOf('[');
   if (i < 0) return { dtype: t.trim().toLowerCase(), shape: null };
   const j = t.lastIndexOf(']');
-  return { dtype: t.slice(0, i).trim().toLowerCase(), shape: t.slice(i + 1, j < i ? t.length : j).replace(/\s+/g, '') };
+  const shape = t.slice(i + 1, j < i ? t.length : j);
+  return { dtype: t.slice(0, i).trim().toLowerCase(), shape: shape.includes(' ') ? shape.replace(/\s+/g, '') : shape };
 }
 
 export function buildFindIndex(graph: Graph): FindIndex {
@@ -111,7 +112,7 @@ export function buildFindIndex(graph: Graph): FindIndex {
         const { dtype, shape } = splitType(p.type);
         index.label.push(p.label);
         index.labelLower.push(p.label.toLowerCase());
-        index.typeText.push(p.type.replace(/\s+/g, '').toLowerCase());
+        index.typeText.push((p.type.includes(' ') ? p.type.replace(/\s+/g, '') : p.type).toLowerCase());
         index.dtype.push(dtype);
         index.shape.push(shape);
       }

@@ -194,6 +194,33 @@ describe('layout', () => {
     expect(T.x[2] < T.x[3] && T.x[3] < T.x[4]).toBe(true);
   });
 
+  it('stays linear on hubs and very long edges (past the dummy budget they are drawn straight)', () => {
+    const n = 3000;
+    const edges: [number, number][] = [];
+    for (let i = 1; i + 1 < n; i++) edges.push([i, i + 1]);
+    for (let i = 2; i < n; i++) edges.push([1, i]); // one producer feeding every node
+    for (let i = 1; i < n; i += 2) edges.push([0, i]); // and an input feeding half of them
+    const input = toInput({ sizes: Array.from({ length: n }, (): [number, number] => [60, 28]), edges });
+    const L = layout(input, { direction: 'TB' });
+    let bad = 0;
+    for (let e = 0; e < edges.length; e++) {
+      const s = L.edgeOffsets[e];
+      const t = L.edgeOffsets[e + 1];
+      if (t - s < 2) bad++;
+      const [a, b] = edges[e];
+      if (L.rank[b] <= L.rank[a]) bad++;
+    }
+    for (let v = 0; v < n; v++) if (!Number.isFinite(L.x[v]) || !Number.isFinite(L.y[v])) bad++;
+    expect(bad).toBe(0);
+    // nodes of one rank never overlap
+    const byRank = new Map<number, number[]>();
+    for (let v = 0; v < n; v++) byRank.set(L.rank[v], [...(byRank.get(L.rank[v]) ?? []), v]);
+    for (const vs of byRank.values()) {
+      vs.sort((a, b) => L.x[a] - L.x[b]);
+      for (let i = 1; i < vs.length; i++) expect(L.x[vs[i]] - L.x[vs[i - 1]]).toBeGreaterThanOrEqual(60 + NODESEP - EPS);
+    }
+  });
+
   it('places components side by side', () => {
     const input = toInput({
       sizes: [[50, 20], [50, 20], [70, 30], [70, 30], [40, 40]],

@@ -427,6 +427,16 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
     const size = nodesBy.start[c + 1] - ns;
     const es = edgesBy.start[c];
     const ec = edgesBy.start[c + 1] - es;
+    if (size === 1 && ec === 0) {
+      // a lone node: no layout to speak of (graphs can have thousands of these)
+      const v = nodesBy.idx[ns];
+      X[v] = offsetX + across[v] / 2;
+      Y[v] = along[v] / 2;
+      offsetX += across[v] + nodesep;
+      if (along[v] > height) height = along[v];
+      done++;
+      continue;
+    }
     const big = size >= PROGRESS_MIN_NODES && onProgress !== undefined;
     const base = done;
     const report = big
