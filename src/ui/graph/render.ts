@@ -16,7 +16,7 @@ export const LOD = {
   /** node names (second line) from this zoom */
   subtitle: 0.75,
   /** edge labels (shape/dtype) from this zoom */
-  edgeLabels: 1.1,
+  edgeLabels: 0.95,
   /** arrows, rounded corners and node borders from this zoom */
   detail: 0.22,
   /** below this zoom, edges are drawn as straight source-to-target lines */
