@@ -214,6 +214,16 @@ export function read(text: string, file: string): SystraceTrace {
 
   let pos = 0;
   let n = 0;
+  // jump to the line holding the header (the viewer code before it can be megabytes)
+  const iNew = text.indexOf(HEADER_NEW);
+  const iOld = text.indexOf(HEADER_OLD);
+  const iHdr = iNew < 0 ? iOld : iOld < 0 ? iNew : Math.min(iNew, iOld);
+  if (iHdr > 0) {
+    pos = text.lastIndexOf('\n', iHdr) + 1;
+    for (let i = text.indexOf('\n'); i >= 0 && i < pos; i = text.indexOf('\n', i + 1)) n++;
+  } else if (iHdr < 0) {
+    pos = text.length + 1;
+  }
   while (pos <= text.length) {
     let end = text.indexOf('\n', pos);
     if (end < 0) end = text.length;
