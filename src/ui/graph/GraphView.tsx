@@ -128,6 +128,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const lastDrawnTransform = useRef<ZoomTransform | null>(null);
   const wantDomFocus = useRef(false);
   const hoverRef = useRef<number | null>(null);
+  const pointerDownAt = useRef(-Infinity);
 
   // ---------------------------------------------------------------- drawing
   const updateOverlay = useCallback(() => {
@@ -484,7 +485,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (i === null) return;
     setFocusInside(true);
     if (i !== live.current.focus) setFocus(i);
-    centerOn(i, true);
+    // keyboard focus keeps the node in view; focus from a pointer leaves the view where it is
+    if (performance.now() - pointerDownAt.current > 600) centerOn(i, true);
   }, [centerOn]);
 
   const onNodeBlur = useCallback(() => setFocusInside(false), []);
@@ -509,6 +511,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       onDoubleClick={onDoubleClick}
       onPointerMove={onPointerMove}
       onPointerLeave={onPointerLeave}
+      onPointerDown={() => {
+        pointerDownAt.current = performance.now();
+      }}
       onKeyDown={onKeyDown}
       onScroll={onScroll}
       data-graph-id={graph.id}
