@@ -37,7 +37,7 @@ function outcome(bytes: Uint8Array): 'model' | 'error' {
 }
 
 describe('bad input never escapes as a non-FormatError', () => {
-  it('truncating a valid file at every byte gives a FormatError', () => {
+  it('truncating a valid file at every byte gives a FormatError', { timeout: 60_000 }, () => {
     let errors = 0;
     for (let k = 0; k < valid.length; k++) {
       if (outcome(valid.slice(0, k)) === 'error') errors++;
@@ -46,7 +46,7 @@ describe('bad input never escapes as a non-FormatError', () => {
     expect(errors).toBe(valid.length);
   });
 
-  it('flipping each byte gives a model or a FormatError', () => {
+  it('flipping each byte gives a model or a FormatError', { timeout: 60_000 }, () => {
     const kinds = new Set<string>();
     for (let k = 0; k < valid.length; k++) {
       for (const x of [0xff, 0x80, 0x01]) {
@@ -58,7 +58,7 @@ describe('bad input never escapes as a non-FormatError', () => {
     expect(kinds).toEqual(new Set(['model', 'error']));
   });
 
-  it('huge values written over every aligned u32 give a model or a FormatError quickly', () => {
+  it('huge values written over every aligned u32 give a model or a FormatError quickly', { timeout: 60_000 }, () => {
     for (let k = 0; k + 4 <= valid.length; k += 4) {
       for (const v of [0xffffffff, 0x7fffffff, 1_000_000, 0x10000]) {
         const b = valid.slice();
@@ -68,7 +68,7 @@ describe('bad input never escapes as a non-FormatError', () => {
     }
   });
 
-  it('property: random bytes (with or without a circle header)', () => {
+  it('property: random bytes (with or without a circle header)', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 2048 }), fc.boolean(), (bytes, header) => {
         if (header && bytes.length >= 8) bytes.set([0x43, 0x49, 0x52, 0x30], 4);
@@ -78,7 +78,7 @@ describe('bad input never escapes as a non-FormatError', () => {
     );
   });
 
-  it('property: mutated valid files (byte writes, cuts, splices)', () => {
+  it('property: mutated valid files (byte writes, cuts, splices)', { timeout: 60_000 }, () => {
     const mutation = fc.oneof(
       fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
       fc.record({ kind: fc.constant('u32' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 0xffffffff }) }),
@@ -99,7 +99,7 @@ describe('bad input never escapes as a non-FormatError', () => {
     );
   });
 
-  it('reads a model with 100,000 tensors in bounded time', () => {
+  it('reads a model with 100,000 tensors in bounded time', { timeout: 60_000 }, () => {
     const m = sampleModel();
     const sg = m.subgraphs[0]!;
     const base = sg.tensors[4]!;

@@ -112,3 +112,22 @@ export function sampleModel(): CircleModel {
     signatureDefs: [{ inputs: [{ name: 'x', tensorIndex: 0 }], outputs: [{ name: 'y', tensorIndex: 6 }], signatureKey: 'serving_default', subgraphIndex: 0 }],
   };
 }
+
+/** FNV-1a of bytes, for comparing large buffers without vitest's slow element-wise equality. */
+export function digest(bytes: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return `${bytes.length}:${(h >>> 0).toString(16)}`;
+}
+
+/** The model with every byte array replaced by its digest (deep-equal friendly). */
+export function comparable(m: CircleModel): unknown {
+  return {
+    ...m,
+    buffers: m.buffers.map((b) => ({ ...b, data: b.data ? digest(b.data) : null })),
+    subgraphs: m.subgraphs.map((sg) => ({
+      ...sg,
+      operators: sg.operators.map((op) => ({ ...op, customOptions: op.customOptions ? digest(op.customOptions) : null })),
+    })),
+  };
+}
