@@ -62,7 +62,8 @@ function checkInvariants(input: LayoutInput, L: GraphLayout): void {
       const dx = Math.abs(L.x[a] - L.x[b]) - (L.w[a] + L.w[b]) / 2;
       const dy = Math.abs(L.y[a] - L.y[b]) - (L.h[a] + L.h[b]) / 2;
       expect(dx >= -EPS || dy >= -EPS).toBe(true);
-      if (L.direction === 'TB' && L.rank[a] === L.rank[b]) expect(dx).toBeGreaterThanOrEqual(NODESEP - EPS);
+      // (components may wrap into rows: rank numbers are per component)
+      if (L.direction === 'TB' && L.rank[a] === L.rank[b] && dy < 0) expect(dx).toBeGreaterThanOrEqual(NODESEP - EPS);
     }
   }
   const inside = (v: number, px: number, py: number): boolean =>
@@ -219,6 +220,17 @@ describe('layout', () => {
       vs.sort((a, b) => L.x[a] - L.x[b]);
       for (let i = 1; i < vs.length; i++) expect(L.x[vs[i]] - L.x[vs[i - 1]]).toBeGreaterThanOrEqual(60 + NODESEP - EPS);
     }
+  });
+
+  it('wraps thousands of small components into rows instead of one endless strip', () => {
+    const n = 2000;
+    const edges: [number, number][] = [];
+    for (let i = 0; i + 1 < n; i += 2) edges.push([i, i + 1]);
+    const L = layout(toInput({ sizes: Array.from({ length: n }, (): [number, number] => [80, 28]), edges }), { direction: 'TB' });
+    expect(L.width).toBeLessThan(L.height * 8);
+    let bad = 0;
+    for (let i = 0; i + 1 < n; i += 2) if (L.x[i] !== L.x[i + 1] || L.y[i + 1] <= L.y[i]) bad++;
+    expect(bad).toBe(0);
   });
 
   it('places components side by side', () => {

@@ -348,6 +348,46 @@ function layoutComponent(c: ComponentInput): ComponentResult {
 }
 
 /**
+ * Places components side by side, top-aligned, in order. Only when that strip would be far
+ * wider than the drawing is tall (thousands of small pieces) it wraps into rows, each row as
+ * wide as the widest or tallest component or twice the square root of the total area.
+ */
+function packComponents(
+  w: Float64Array,
+  h: Float64Array,
+  nodesep: number,
+  ranksep: number,
+): { dx: Float64Array; dy: Float64Array; width: number; height: number } {
+  const count = w.length;
+  const dx = new Float64Array(count);
+  const dy = new Float64Array(count);
+  let area = 0;
+  let limit = 0;
+  for (let c = 0; c < count; c++) {
+    area += (w[c] + nodesep) * (h[c] + ranksep);
+    limit = Math.max(limit, w[c], h[c]);
+  }
+  limit = Math.max(limit, 2 * Math.sqrt(area));
+  let x = 0;
+  let y = 0;
+  let rowH = 0;
+  let width = 0;
+  for (let c = 0; c < count; c++) {
+    if (x > 0 && x + w[c] > limit) {
+      y += rowH + 2 * ranksep;
+      x = 0;
+      rowH = 0;
+    }
+    dx[c] = x;
+    dy[c] = y;
+    width = Math.max(width, x + w[c]);
+    rowH = Math.max(rowH, h[c]);
+    x += w[c] + nodesep;
+  }
+  return { dx, dy, width, height: count > 0 ? y + rowH : 0 };
+}
+
+/**
  * Lays out a graph. Edges whose ends are out of range get no points; an edge from a node to
  * itself gets a small loop. Result coordinates are node centres, origin at (0, 0).
  */
@@ -418,8 +458,9 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
   const edgeCount = new Int32Array(m + 1);
   const edgePts: (Float64Array | null)[] = new Array<Float64Array | null>(compCount).fill(null);
   const edgeLocalOffsets: (Int32Array | null)[] = new Array<Int32Array | null>(compCount).fill(null);
-  let offsetX = 0;
-  let height = 0;
+  // each component is laid out at its own origin first, then packed (see packComponents)
+  const compW = new Float64Array(compCount);
+  const compH = new Float64Array(compCount);
   let done = 0;
 
   for (let c = 0; c < compCount; c++) {
@@ -430,10 +471,10 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
     if (size === 1 && ec === 0) {
       // a lone node: no layout to speak of (graphs can have thousands of these)
       const v = nodesBy.idx[ns];
-      X[v] = offsetX + across[v] / 2;
+      X[v] = across[v] / 2;
       Y[v] = along[v] / 2;
-      offsetX += across[v] + nodesep;
-      if (along[v] > height) height = along[v];
+      compW[c] = across[v];
+      compH[c] = along[v];
       done++;
       continue;
     }
@@ -467,7 +508,7 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
       ranksep,
       report,
     });
-    const shift = offsetX - res.minX;
+    const shift = -res.minX;
     for (let i = 0; i < size; i++) {
       const v = nodesBy.idx[ns + i];
       X[v] = res.x[i] + shift;
@@ -483,11 +524,23 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
       edgeCount[e + 1] = res.offsets[i + 1] - res.offsets[i];
       reversed[e] = res.reversed[i];
     }
-    offsetX += res.maxX - res.minX + nodesep;
-    if (res.maxY > height) height = res.maxY;
+    compW[c] = res.maxX - res.minX;
+    compH[c] = res.maxY;
     done += size;
   }
-  const width = compCount > 0 ? offsetX - nodesep : 0;
+  const { dx, dy, width, height } = packComponents(compW, compH, nodesep, ranksep);
+  for (let v = 0; v < n; v++) {
+    X[v] += dx[compOf[v]];
+    Y[v] += dy[compOf[v]];
+  }
+  for (let c = 0; c < compCount; c++) {
+    const pts = edgePts[c];
+    if (!pts) continue;
+    for (let i = 0; i < pts.length; i += 2) {
+      pts[i] += dx[c];
+      pts[i + 1] += dy[c];
+    }
+  }
 
   onProgress?.('assemble', 0.99);
   for (let e = 0; e < m; e++) edgeCount[e + 1] += edgeCount[e];
