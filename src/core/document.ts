@@ -7,6 +7,8 @@ import { FormatError, type Diagnostic } from './errors';
 import type { Graph, GraphNode, ModelSummary } from './graph/model';
 import type { TensorDetails } from './circle/values';
 import { circleFormat } from './circle/document';
+import { systraceFormat } from './systrace/document';
+import type { SystraceAnalysis } from './systrace/model';
 
 export interface SourceFile {
   name: string;
@@ -21,12 +23,16 @@ export interface NodeDetails {
 
 export interface OpenedDocument {
   format: string;
+  /** 'graph': a model drawn as a graph; 'profile': a timing capture (systrace) */
+  kind?: 'graph' | 'profile';
   summary: ModelSummary;
   diagnostics: Diagnostic[];
   /** builds (and caches) the graph with this id */
   graph(graphId: string): Graph;
   nodeDetails(graphId: string, nodeIndex: number): NodeDetails;
   tensorDetails(graphId: string, tensor: number): TensorDetails;
+  /** profiles only: the whole analysis */
+  profile?(): SystraceAnalysis;
 }
 
 export interface DocumentFormat {
@@ -36,7 +42,7 @@ export interface DocumentFormat {
   open(files: SourceFile[]): OpenedDocument;
 }
 
-export const formats: DocumentFormat[] = [circleFormat];
+export const formats: DocumentFormat[] = [circleFormat, systraceFormat];
 
 export function openDocument(files: SourceFile[]): OpenedDocument {
   if (files.length === 0) throw new FormatError({ kind: 'empty', file: '(none)', message: 'no file was given' });

@@ -8,7 +8,9 @@ import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layo
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/document';
+import type { SystraceAnalysis } from '../core/systrace/model';
 
+export type { SystraceAnalysis };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -18,7 +20,7 @@ export interface InputFile {
 }
 
 export type OpenResult =
-  | { ok: true; docId: string; summary: ModelSummary; diagnostics: Diagnostic[] }
+  | { ok: true; docId: string; kind: 'graph' | 'profile'; summary: ModelSummary; diagnostics: Diagnostic[] }
   | { ok: false; error: ErrorInfo };
 
 /** A graph ready to draw: the Graph (slimmed: ports and attributes are fetched on demand) and its layout input. */
@@ -35,6 +37,8 @@ export interface ModelWorkerApi {
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
+  /** profiles (systrace): the analysis with tables and per-run timelines */
+  profile(docId: string): Promise<SystraceAnalysis>;
   ping(): Promise<'pong'>;
 }
 

@@ -40,7 +40,7 @@ export function createModelService(): ModelWorkerApi {
         const doc = openDocument(sources);
         const docId = `doc${next++}`;
         docs.set(docId, { doc, findIndexes: new Map() });
-        return { ok: true, docId, summary: doc.summary, diagnostics: doc.diagnostics };
+        return { ok: true, docId, kind: doc.kind ?? 'graph', summary: doc.summary, diagnostics: doc.diagnostics };
       } catch (e) {
         return { ok: false, error: toErrorInfo(e, name) };
       }
@@ -68,6 +68,11 @@ export function createModelService(): ModelWorkerApi {
       const t0 = performance.now();
       const r = find(index, query);
       return { results: r.results, total: r.total, ms: performance.now() - t0 };
+    },
+    async profile(docId) {
+      const doc = entry(docId).doc;
+      if (!doc.profile) throw new Error(`${doc.summary.file} is not a profile`);
+      return doc.profile();
     },
     async ping() {
       return 'pong' as const;

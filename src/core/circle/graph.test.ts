@@ -115,16 +115,17 @@ describe('summarize', () => {
     expect(metadataPreview(long, 300)).toMatch(/^61 61 .* … \(300 bytes\)$/);
   });
 
-  it('summarises a 100 MB model quickly without touching weights', () => {
+  it('summarises a 100 MB model without copying weights (the time is a bench figure: bench/reader.ts)', () => {
     const m = sampleModel();
     const big = new Uint8Array(100 * 1024 * 1024);
     m.buffers[1] = { data: big, offset: 0, size: 0 };
     const bytes = write(m);
-    const t0 = performance.now();
-    const s = summarize(read(bytes, 'big.circle'), 'big.circle');
-    const ms = performance.now() - t0;
+    const model = read(bytes, 'big.circle');
+    const s = summarize(model, 'big.circle');
     expect(s.buffers.bytes).toBeGreaterThan(100 * 1024 * 1024);
-    expect(ms).toBeLessThan(150);
+    // zero-copy: the weights are a view into the file's own bytes
+    expect(model.buffers[1]!.data!.buffer).toBe(bytes.buffer);
+    expect(model.buffers[1]!.data!.length).toBe(100 * 1024 * 1024);
   });
 });
 
