@@ -329,7 +329,11 @@ export const OPS: Record<string, OpSpec> = {
   ZerosLike: simple('ZEROS_LIKE', 'ZerosLikeOptions'),
 };
 
-/** Types tflchef writes as CUSTOM operators, with the type name as custom_code. */
+/**
+ * Types tflchef writes as CUSTOM operators, with the type name as custom_code. tflchef also
+ * encodes some of their options (all_options, matmul_options, max_pool_with_argmax_options) as
+ * FlexBuffers custom_options; this chef leaves custom_options empty.
+ */
 export const CUSTOM_TYPES: ReadonlySet<string> = new Set([
   'AddV2',
   'All',
