@@ -6,6 +6,7 @@ import { Alerts } from './shell/Alerts';
 import { DropOverlay } from './shell/DropOverlay';
 import { GraphPane, type GraphPaneHandle } from './shell/GraphPane';
 import { SidePanel } from './panels/SidePanel';
+import { ProfilePane } from './shell/ProfilePane';
 import { openFiles, toggleDirection, loadSample } from './actions';
 import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
@@ -16,6 +17,7 @@ let sampleOpened = false;
 export function App() {
   const theme = useResolvedTheme();
   const hasDoc = useStudio((s) => s.docs.length > 0);
+  const kind = useStudio((s) => activeDoc(s)?.kind);
   const pane = useRef<GraphPaneHandle>(null);
 
   useEffect(() => {
@@ -83,7 +85,9 @@ export function App() {
       <TopBar pane={pane} />
       <Alerts />
       <main className="workspace">
-        {hasDoc ? (
+        {hasDoc && kind === 'profile' ? (
+          <ProfilePane theme={theme} />
+        ) : hasDoc ? (
           <>
             <GraphPane ref={pane} theme={theme} />
             <SidePanel />

@@ -26,7 +26,7 @@ export function workers() {
 let uiDocId = 1;
 
 /** Files whose names mark them as sidecars of another file rather than models of their own. */
-const SIDECAR = /\.(caffemodel|part|json|ini)$/i;
+const SIDECAR = /\.(caffemodel|part|ini)$/i;
 
 /** Opens dropped / picked files: each main file becomes a tab; sidecars go with the first main file. */
 export async function openFiles(fileList: File[] | InputFile[]) {
@@ -53,6 +53,7 @@ async function openFileSet(files: InputFile[]) {
       id,
       workerDocId: res.docId,
       title: files[0]!.name,
+      kind: res.kind,
       files,
       summary: res.summary,
       diagnostics: res.diagnostics,
@@ -65,7 +66,7 @@ async function openFileSet(files: InputFile[]) {
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
     for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError({ kind: 'corrupt', ...d }) });
-    if (first) await showGraph(id, first.id);
+    if (first && res.kind === 'graph') await showGraph(id, first.id);
   } catch (e) {
     pushAlert({ severity: 'error', message: `${files[0]?.name ?? 'file'}: ${(e as Error).message}` });
   } finally {

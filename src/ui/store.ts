@@ -28,6 +28,8 @@ export interface Doc {
   /** id in the model worker (changes when the worker is restarted) */
   workerDocId: string;
   title: string;
+  /** 'graph' models are drawn; 'profile' captures (systrace) show the Profile view */
+  kind: 'graph' | 'profile';
   files: InputFile[];
   summary: ModelSummary;
   diagnostics: Diagnostic[];

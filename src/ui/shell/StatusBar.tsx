@@ -9,7 +9,10 @@ export function StatusBar() {
   const parts: string[] = [];
   if (doc) parts.push(doc.title);
   if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
-  const counts = stats ? `${stats.nodes} nodes · ${stats.edges} edges` : '0 nodes · 0 edges';
+  const profileMarks = doc?.kind === 'profile' ? doc.summary.properties.find((p) => p.name === 'marks')?.value : undefined;
+  const profileRuns = doc?.kind === 'profile' ? doc.summary.properties.find((p) => p.name === 'runs')?.value : undefined;
+  const counts =
+    doc?.kind === 'profile' ? `${profileMarks ?? 0} marks · ${profileRuns ?? 0} runs` : stats ? `${stats.nodes} nodes · ${stats.edges} edges` : '0 nodes · 0 edges';
   let state = 'ready';
   if (opening) state = 'opening…';
   else if (doc?.loading) state = `${doc.loading.phase}${doc.loading.fraction > 0 ? ` ${Math.round(doc.loading.fraction * 100)}%` : ''}`;
