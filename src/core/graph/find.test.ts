@@ -84,6 +84,15 @@ describe('find', () => {
     expect(nodes('padding=valid')).toEqual([2]);
     expect(nodes('padding!=valid')).toEqual([0]);
   });
+  it('backend and origin terms use the extras the index was built with', () => {
+    const withExtras = buildFindIndex(graph, { backends: ['cpu', 'acl_cl', undefined, 'ACL_CL'], origins: [[1], [2, 3], undefined, [3]] });
+    const q = (s: string): number[] => find(withExtras, s).results.map((r) => r.node);
+    expect(q('@acl_cl')).toEqual([1, 3]);
+    expect(q('@ACL_CL relu')).toEqual([1, 3]);
+    expect(q('#3')).toEqual([1, 3]);
+    expect(find(withExtras, '#2').results[0]).toMatchObject({ node: 1, field: 'origin', text: '#2' });
+    expect(nodes('@cpu')).toEqual([]); // no backends known
+  });
   it('caps the results and counts them all, in node order', () => {
     const big = buildFindIndex(resnetGraph(5000));
     const r = find(big, 'conv2d', 100);
@@ -93,6 +102,6 @@ describe('find', () => {
     expect(find(big, '   ')).toEqual({ results: [], total: 0 });
   });
   it('parses queries into terms', () => {
-    expect(parseQuery('a "b c" [ADD] [1,2] /x y/ k>=3').terms.map((t) => t.kind)).toEqual(['text', 'exact', 'op', 'shape', 'regex', 'attr']);
+    expect(parseQuery('a "b c" [ADD] [1,2] /x y/ k>=3 @npu #7').terms.map((t) => t.kind)).toEqual(['text', 'exact', 'op', 'shape', 'regex', 'attr', 'backend', 'origin']);
   });
 });

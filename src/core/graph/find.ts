@@ -11,13 +11,15 @@
  *   [CONV_2D]          exact op type
  *   stride_w=2         attribute predicate: `=`, `!=`, `<`, `<=`, `>`, `>=` (numbers compare as
  *   channels>64        numbers; `=` on text is case-insensitive equality)
+ *   @acl_cl            backend of the node (when the index was built with backends)
+ *   #12                origin id of the node (when the index was built with origins)
  *
  * The index keeps lowercase copies of every haystack, so a query is one pass over the nodes.
  * Results come in node order, capped, with the total count.
  */
 import type { Graph } from './model';
 
-export type FindField = 'name' | 'type' | 'tensor' | 'dtype' | 'shape' | 'dimension' | 'attribute';
+export type FindField = 'name' | 'type' | 'tensor' | 'dtype' | 'shape' | 'dimension' | 'attribute' | 'backend' | 'origin';
 
 export interface FindMatch {
   field: FindField;
@@ -64,6 +66,18 @@ export interface FindIndex {
   attrStart: Int32Array;
   attrName: string[];
   attrValue: string[];
+  /** backend per node, lowercase ('' when none) */
+  backend: string[];
+  /** origin ids per node */
+  origins: (readonly number[] | undefined)[];
+}
+
+/** Facts about nodes that live outside the Graph (partition plan, origin table). */
+export interface FindExtras {
+  /** backend name per node index (e.g. from a PartitionPlan) */
+  backends?: readonly (string | undefined)[];
+  /** origin ids per node index */
+  origins?: readonly (readonly number[] | undefined)[];
 }
 
 export type FindTerm =
@@ -72,7 +86,9 @@ export type FindTerm =
   | { kind: 'regex'; re: RegExp }
   | { kind: 'op'; text: string }
   | { kind: 'shape'; text: string }
-  | { kind: 'attr'; name: string; op: '=' | '!=' | '<' | '<=' | '>' | '>='; value: string };
+  | { kind: 'attr'; name: string; op: '=' | '!=' | '<' | '<=' | '>' | '>='; value: string }
+  | { kind: 'backend'; text: string }
+  | { kind: 'origin'; id: number };
 
 function splitType(t: string): { dtype: string; shape: string | null } {
   const i = t.indexOf('[');
@@ -82,7 +98,7 @@ function splitType(t: string): { dtype: string; shape: string | null } {
   return { dtype: t.slice(0, i).trim().toLowerCase(), shape: shape.includes(' ') ? shape.replace(/\s+/g, '') : shape };
 }
 
-export function buildFindIndex(graph: Graph): FindIndex {
+export function buildFindIndex(graph: Graph, extras: FindExtras = {}): FindIndex {
   const n = graph.nodes.length;
   const index: FindIndex = {
     size: n,
@@ -99,6 +115,8 @@ export function buildFindIndex(graph: Graph): FindIndex {
     attrStart: new Int32Array(n + 1),
     attrName: [],
     attrValue: [],
+    backend: [],
+    origins: [],
   };
   for (let i = 0; i < n; i++) {
     const node = graph.nodes[i];
@@ -123,6 +141,8 @@ export function buildFindIndex(graph: Graph): FindIndex {
       index.attrValue.push(a.value);
     }
     index.attrStart[i + 1] = index.attrName.length;
+    index.backend.push((extras.backends?.[i] ?? '').toLowerCase());
+    index.origins.push(extras.origins?.[i]);
   }
   return index;
 }
@@ -177,6 +197,14 @@ export function parseQuery(query: string): { terms: FindTerm[]; error?: string }
     while (j < q.length && !/\s/.test(q[j])) j++;
     const word = q.slice(i, j);
     i = j;
+    if (word.length > 1 && word[0] === '@') {
+      terms.push({ kind: 'backend', text: word.slice(1).toLowerCase() });
+      continue;
+    }
+    if (/^#\d+$/.test(word)) {
+      terms.push({ kind: 'origin', id: Number(word.slice(1)) });
+      continue;
+    }
     const attr = /^([A-Za-z_][\w.]*)(!=|<=|>=|=|<|>)(.+)$/.exec(word);
     if (attr) {
       terms.push({ kind: 'attr', name: attr[1].toLowerCase(), op: attr[2] as '=' | '!=' | '<' | '<=' | '>' | '>=', value: attr[3] });
@@ -263,6 +291,12 @@ function matchTerm(ix: FindIndex, i: number, t: FindTerm): FindMatch | null {
         }
       }
       return null;
+    case 'backend':
+      return ix.backend[i] !== '' && ix.backend[i] === t.text ? { field: 'backend', text: ix.backend[i] } : null;
+    case 'origin': {
+      const o = ix.origins[i];
+      return o && o.includes(t.id) ? { field: 'origin', text: `#${t.id}` } : null;
+    }
   }
 }
 
