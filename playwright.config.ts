@@ -9,7 +9,7 @@ export default defineConfig({
   timeout: 60_000,
   workers: 2,
   outputDir: 'test-results/e2e',
-  reporter: [['list'], ['json']],
+  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,
     screenshot: 'on',

@@ -78,8 +78,9 @@ test.describe('explore a circle model', () => {
     await expect(page.getByRole('status')).toContainText('Part_Add_Sub_000.circle');
     await page.getByRole('button', { name: /Samples/ }).click();
     await page.getByRole('menuitem', { name: /Net_InstanceNorm_003/ }).click();
-    await expect(page.getByRole('tab')).toHaveCount(2);
-    await page.getByRole('tab', { name: 'Part_Add_Sub_000.circle' }).click();
+    const tabs = page.getByRole('tablist', { name: 'Open models' }).getByRole('tab');
+    await expect(tabs).toHaveCount(2);
+    await tabs.filter({ hasText: 'Part_Add_Sub_000.circle' }).click();
     await expect(page.getByRole('status')).toContainText('Part_Add_Sub_000.circle');
     await page.keyboard.press('Control+k');
     await expect(page.getByText('left to right')).toBeVisible();

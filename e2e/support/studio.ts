@@ -1,17 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { buildFromRecipe } from '../../src/core/chef/index';
-import { write } from '../../src/core/circle/write';
+import { read } from '../../src/core/circle/read';
 import type { CircleModel } from '../../src/core/circle/model';
 
-export const RECIPES = join(__dirname, '..', '..', 'test', 'fixtures', 'one', 'recipes');
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const SAMPLES = join(ROOT, 'public', 'samples');
 
-/** Builds a circle model from a fixture recipe with our chef (no binary is committed). */
+/**
+ * A circle model built by our chef from a fixture recipe. `npm test` runs scripts/make-samples.mjs
+ * (chef over test/fixtures/one/recipes) before the browser tests, so no binary is committed.
+ */
 export function chefModel(recipe: string): { model: CircleModel; bytes: Uint8Array } {
-  const file = join(RECIPES, recipe, 'test.recipe');
-  const model = buildFromRecipe(readFileSync(file, 'utf8'), file);
-  return { model, bytes: write(model) };
+  const bytes = new Uint8Array(readFileSync(join(SAMPLES, `${recipe}.circle`)));
+  return { model: read(bytes, `${recipe}.circle`), bytes };
 }
 
 /** Counts (non-constant tensor, consumer) pairs of a subgraph: the status bar's edge count. */

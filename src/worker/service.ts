@@ -50,7 +50,8 @@ export function createModelService(): ModelWorkerApi {
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = entry(docId).doc.graph(graphId);
-      return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph) };
+      // boxes hold the op type and the node name on a second line (GraphView draws both)
+      return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph, { nameLine: true, constantRows: false }) };
     },
     async nodeDetails(docId, graphId, nodeIndex) {
       return entry(docId).doc.nodeDetails(graphId, nodeIndex);

@@ -102,7 +102,8 @@ export function nodeSize(node: GraphNode, opts: NodeSizeOptions = {}): { w: numb
     for (let i = 0; i < shown; i++) text = Math.max(text, textWidth(rows[i], rowFont));
     h += shown * rowH;
   }
-  const w = Math.min(maxW, Math.max(minW, Math.ceil(text + 2 * pad)));
+  // input/output markers are pills: their rounded ends (half the height) hold no text
+  const w = Math.min(maxW, Math.max(minW, Math.ceil(text + 2 * pad + (marker ? h * 0.5 : 0))));
   return { w, h };
 }
 
