@@ -389,6 +389,10 @@ describe('buildFromRecipe: errors with line:column', () => {
     expect(errorOf('operation { type: "Add" add_options { activation: RELU foo: 1 } }')).toMatchObject({ message: "unknown field 'foo' in tflchef.AddOptions" });
     expect(errorOf('operand {')).toMatchObject({ kind: 'syntax' });
   });
+  it('an empty recipe is an empty-input error', () => {
+    expect(errorOf('')).toMatchObject({ kind: 'empty' });
+    expect(errorOf('\uFEFF  # only a comment\n\n')).toMatchObject({ kind: 'empty' });
+  });
   it('unsupported sparsity says so', () => {
     expect(errorOf('operand { name: "a" type: FLOAT32 make_sparse: true }')).toMatchObject({ kind: 'unsupported' });
   });

@@ -344,6 +344,9 @@ function opcode(code: number, custom: string | null, version: number): CircleOpe
  * for syntax errors, unknown fields, unknown operand names or op types, and bad filler values.
  */
 export function buildFromRecipe(text: string, file: string): CircleModel {
+  if (text.replace(/^\uFEFF/, '').replace(/#[^\n]*/g, '').trim() === '') {
+    throw new FormatError({ kind: 'empty', file, message: 'the recipe is empty (no operands or operations)' });
+  }
   const parsed = parseTextProto(text, recipeType(), file, { positions: true });
   return new Builder(file, parsed.positions).build(parsed.message);
 }

@@ -274,6 +274,15 @@ describe('parseTextProto: properties', () => {
     );
   });
 
+  it('hostile inputs fail fast', () => {
+    const huge = 1_000_000;
+    for (const text of ['{'.repeat(huge), 'inner {'.repeat(huge), '"'.padEnd(huge, 'a'), '-'.repeat(huge), 'rs: ' + '"a" '.repeat(huge / 4), 'ri: [' + '1,'.repeat(huge / 2)]) {
+      const t0 = performance.now();
+      onlyFormatErrors(text, All);
+      expect(performance.now() - t0).toBeLessThan(2000);
+    }
+  });
+
   it('mutated recipes and prototxt give a result or a located FormatError', () => {
     const texts = [...recipeFiles.slice(0, 8), caffeFiles[0]!].map((f) => ({ text: readFileSync(f, 'utf8'), caffe: f.endsWith('.prototxt') }));
     const mutation = fc.record({
