@@ -1,0 +1,294 @@
+/**
+ * The partitioning algorithm of luci (partitioner.md section 3): grouping, iterative merge,
+ * cleanup, numbering. Produces a `PartitionPlan` (plain data); `modules.ts` turns it into models.
+ *
+ * Grouping (`produce_pgroups`): one PGroup per operator (constants and virtual nodes are never
+ * grouped), its inputs the operator's arguments, its outputs the operator (or its `*Out` nodes).
+ *
+ * Merging (`merge_pgroups`) repeats, until nothing merges: take the first PGroup `G` in vector
+ * order that has a candidate `P` (first in vector order) with the same backend, an input produced
+ * in `G`, and `is_input_same(P)`: every non-constant input of `P` has the same backend and every
+ * input that belongs to a PGroup belongs to the same one. Merge `P` into `G` (pnodes, new inputs,
+ * new outputs appended in order) and restart.
+ *
+ * Fast and exact: a candidate's inputs all come from one PGroup, so each candidate `P` has exactly
+ * one possible partner, its single producer PGroup `G`; merging contracts the edge `G -> P` and
+ * keeps the PGroup graph acyclic. Upstream's "first `G`, then first `P`" is therefore the minimum
+ * of `(position(G), position(P))` over all current candidates, which a heap yields; a merge can
+ * only make consumers of the merged PGroup new candidates (their producer set shrinks), so only
+ * those are re-examined. Positions are operator indices (luci creates operator nodes in file
+ * order, after inputs and constants).
+ */
+import type { PartitionTable } from './table';
+import { backendOfOperator } from './table';
+import { tensorName, type PreparedModel } from './prepare';
+
+export interface PartPlan {
+  /** 0-based position in output order */
+  index: number;
+  /** `00001`, `00002`, ... */
+  number: string;
+  /** `NAME.00001_cpu.circle` (make_path) */
+  fileName: string;
+  backend: string;
+  /** source operator indices (subgraph 0), ascending */
+  operators: number[];
+  /** part input tensor names in PGroup input order (what `.conn.json` lists) */
+  inputs: string[];
+  /** part output tensor names in PGroup output order */
+  outputs: string[];
+  /** the same as source tensor indices */
+  inputTensors: number[];
+  outputTensors: number[];
+}
+
+export interface PartitionPlan {
+  sourceFile: string;
+  backends: string[];
+  defaultBackend: string;
+  /** source graph input and output tensor names (conn `source`) */
+  sourceInputs: string[];
+  sourceOutputs: string[];
+  parts: PartPlan[];
+  /** per source operator: its backend */
+  operatorBackend: string[];
+  /** per source operator: index of the part it lands in */
+  operatorPart: Int32Array;
+  /** notes about the result, e.g. a part left without outputs */
+  warnings: string[];
+}
+
+/** `Net.circle` -> `Net.00002_acl_cl.circle` (circle-partitioner `make_path`). */
+export function partFileName(sourceFile: string, number: number, backend: string): string {
+  const slash = Math.max(sourceFile.lastIndexOf('/'), sourceFile.lastIndexOf('\\'));
+  const base = sourceFile.slice(slash + 1);
+  const dot = base.lastIndexOf('.');
+  const nnnnn = String(number).padStart(5, '0');
+  if (dot <= 0) return `${base}.${nnnnn}_${backend}`;
+  return `${base.slice(0, dot)}.${nnnnn}_${backend}${base.slice(dot)}`;
+}
+
+/** `Net.circle` -> `Net.conn.json` / `Net.conn.ini`. */
+export function connFileName(sourceFile: string, ext: 'json' | 'ini'): string {
+  const slash = Math.max(sourceFile.lastIndexOf('/'), sourceFile.lastIndexOf('\\'));
+  const base = sourceFile.slice(slash + 1);
+  const dot = base.lastIndexOf('.');
+  return `${dot <= 0 ? base : base.slice(0, dot)}.conn.${ext}`;
+}
+
+/** Binary min-heap of numbers. */
+class NumberHeap {
+  private a: number[] = [];
+  get size() {
+    return this.a.length;
+  }
+  push(v: number) {
+    const a = this.a;
+    let i = a.length;
+    a.push(v);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p]! <= v) break;
+      a[i] = a[p]!;
+      i = p;
+    }
+    a[i] = v;
+  }
+  pop(): number {
+    const a = this.a;
+    const top = a[0]!;
+    const last = a.pop()!;
+    if (a.length > 0) {
+      let i = 0;
+      const n = a.length;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const c = r < n && a[r]! < a[l]! ? r : l;
+        if (a[c]! >= last) break;
+        a[i] = a[c]!;
+        i = c;
+      }
+      a[i] = last;
+    }
+    return top;
+  }
+}
+
+interface Group {
+  ops: number[];
+  inputs: number[];
+  inputSet: Set<number>;
+  outputs: number[];
+  outputSet: Set<number>;
+  /** operators reading an output of this group (may repeat; resolved through find) */
+  consumers: number[];
+}
+
+export function partition(prepared: PreparedModel, table: PartitionTable): PartitionPlan {
+  const n = prepared.opCount;
+  const { inStart, inTensors, outStart, outTensors, consStart, consOps, producer } = prepared;
+
+  // backends as small integers
+  const backendIds = new Map<string, number>();
+  const backendNames: string[] = [];
+  const idOf = (b: string) => {
+    let id = backendIds.get(b);
+    if (id === undefined) {
+      id = backendNames.length;
+      backendIds.set(b, id);
+      backendNames.push(b);
+    }
+    return id;
+  };
+  const defaultId = idOf(table.defaultBackend);
+  const backendOf = new Int32Array(n);
+  const operatorBackend: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const b = backendOfOperator(prepared, table, i);
+    operatorBackend[i] = b;
+    backendOf[i] = idOf(b);
+  }
+
+  // produce_pgroups: one group per operator
+  const parent = new Int32Array(n);
+  const groups: (Group | null)[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    parent[i] = i;
+    const inputs: number[] = [];
+    for (let k = inStart[i]!; k < inStart[i + 1]!; k++) inputs.push(inTensors[k]!);
+    const outputs: number[] = [];
+    for (let k = outStart[i]!; k < outStart[i + 1]!; k++) outputs.push(outTensors[k]!);
+    const consumers: number[] = [];
+    for (let k = consStart[i]!; k < consStart[i + 1]!; k++) consumers.push(consOps[k]!);
+    groups[i] = { ops: [i], inputs, inputSet: new Set(inputs), outputs, outputSet: new Set(outputs), consumers };
+  }
+  const find = (x: number): number => {
+    let r = x;
+    while (parent[r] !== r) r = parent[r]!;
+    while (parent[x] !== r) {
+      const nx = parent[x]!;
+      parent[x] = r;
+      x = nx;
+    }
+    return r;
+  };
+
+  /** The merge partner of group `p` (its single producer group), or -1 when it is no candidate. */
+  const partnerOf = (p: number): number => {
+    const g = groups[p]!;
+    let pred = -1;
+    let readsGraphInput = false;
+    for (const t of g.inputs) {
+      const prod = producer[t]!;
+      if (prod < 0) {
+        readsGraphInput = true; // CircleInput: group = default, in no PGroup
+        continue;
+      }
+      const r = find(prod);
+      if (pred === -1) pred = r;
+      else if (pred !== r) return -1;
+    }
+    if (pred === -1 || pred === p) return -1;
+    const b = backendOf[p]!;
+    if (backendOf[pred] !== b) return -1;
+    if (readsGraphInput && b !== defaultId) return -1;
+    return pred;
+  };
+
+  const N = n + 1;
+  const heap = new NumberHeap();
+  for (let p = 0; p < n; p++) {
+    const g = partnerOf(p);
+    if (g >= 0) heap.push(g * N + p);
+  }
+  while (heap.size > 0) {
+    const key = heap.pop();
+    const p = key % N;
+    const gWas = (key - p) / N;
+    if (parent[p] !== p) continue; // already merged away
+    const g = partnerOf(p);
+    if (g < 0) continue;
+    if (g !== gWas) {
+      heap.push(g * N + p);
+      continue;
+    }
+    // merge_into(P, G)
+    const G = groups[g]!;
+    const P = groups[p]!;
+    parent[p] = g;
+    for (const op of P.ops) G.ops.push(op);
+    for (const t of P.inputs) {
+      const prod = producer[t]!;
+      if (prod >= 0 && find(prod) === g) continue; // a pnode of G now
+      if (G.inputSet.has(t)) continue;
+      G.inputs.push(t);
+      G.inputSet.add(t);
+    }
+    for (const t of P.outputs) {
+      if (G.outputSet.has(t)) continue;
+      G.outputs.push(t);
+      G.outputSet.add(t);
+    }
+    for (const c of P.consumers) G.consumers.push(c);
+    groups[p] = null;
+    // consumers of P now see G instead of P: some may have become candidates
+    for (const c of P.consumers) {
+      const rc = find(c);
+      if (rc === g) continue;
+      const partner = partnerOf(rc);
+      if (partner >= 0) heap.push(partner * N + rc);
+    }
+  }
+
+  // remove_unused_inputoutputs
+  const used = new Set<number>();
+  for (const t of prepared.graphOutputs) if (t >= 0 && producer[t]! >= 0) used.add(t);
+  const survivors: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const g = groups[i];
+    if (!g) continue;
+    survivors.push(i);
+    g.inputs = g.inputs.filter((t) => {
+      const prod = producer[t]!;
+      return !(prod >= 0 && find(prod) === i);
+    });
+    for (const t of g.inputs) used.add(t);
+  }
+
+  const warnings: string[] = [];
+  const operatorPart = new Int32Array(n).fill(-1);
+  const parts: PartPlan[] = survivors.map((root, index) => {
+    const g = groups[root]!;
+    const outputs = g.outputs.filter((t) => used.has(t));
+    const backend = backendNames[backendOf[root]!]!;
+    const operators = g.ops.slice().sort((a, b) => a - b);
+    for (const op of operators) operatorPart[op] = index;
+    const fileName = partFileName(prepared.file, index + 1, backend);
+    if (outputs.length === 0) warnings.push(`${fileName} has no outputs: none of its results is used`);
+    return {
+      index,
+      number: String(index + 1).padStart(5, '0'),
+      fileName,
+      backend,
+      operators,
+      inputs: g.inputs.map((t) => tensorName(prepared, t)),
+      outputs: outputs.map((t) => tensorName(prepared, t)),
+      inputTensors: g.inputs,
+      outputTensors: outputs,
+    };
+  });
+
+  return {
+    sourceFile: prepared.file,
+    backends: table.backends.slice(),
+    defaultBackend: table.defaultBackend,
+    sourceInputs: prepared.graphInputs.map((t) => tensorName(prepared, t)),
+    sourceOutputs: prepared.graphOutputs.map((t) => tensorName(prepared, t)),
+    parts,
+    operatorBackend,
+    operatorPart,
+    warnings,
+  };
+}
