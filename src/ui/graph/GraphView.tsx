@@ -69,6 +69,9 @@ export const OVERLAY_LIMIT = 1500;
 const OVERLAY_SETTLE_MS = 120;
 const FIT_MARGIN = 24;
 const MAX_FIT_SCALE = 1.5;
+/** below this fit scale a whole-graph view is unreadable; the first view shows the start instead */
+const MIN_READABLE_FIT = 0.3;
+const INITIAL_SCALE = 0.9;
 const MAX_SCALE = 8;
 /** PNG export: pixel ratio, cap per side, cap on the total area */
 const PNG_SCALE = 2;
@@ -218,6 +221,29 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     return zoomIdentity.translate(x, y).scale(k);
   }, []);
 
+  /**
+   * The first view of a graph: the whole graph when it is readable that way; otherwise (long
+   * models, where a fit shows a hairline) its start at a readable scale, as a person reads it:
+   * the top for top-to-bottom layouts, the left end for left-to-right.
+   */
+  const initialTransform = useCallback((): ZoomTransform => {
+    const f = fitTransform();
+    if (f.k >= MIN_READABLE_FIT) return f;
+    const { width, height } = sizeRef.current;
+    const sc = live.current.scene;
+    const { layout } = sc;
+    const k = Math.min(INITIAL_SCALE, MAX_FIT_SCALE);
+    if (layout.direction === 'LR') {
+      // left end, vertically centred on the first node
+      let first = 0;
+      for (let i = 1; i < sc.nodeCount; i++) if (layout.x[i]! < layout.x[first]!) first = i;
+      return zoomIdentity.translate(FIT_MARGIN - sc.minX * k, height / 2 - layout.y[first]! * k).scale(k);
+    }
+    let first = 0;
+    for (let i = 1; i < sc.nodeCount; i++) if (layout.y[i]! < layout.y[first]!) first = i;
+    return zoomIdentity.translate(width / 2 - layout.x[first]! * k, FIT_MARGIN - sc.minY * k).scale(k);
+  }, [fitTransform]);
+
   const updateExtent = useCallback(() => {
     const z = zoomRef.current;
     if (!z) return;
@@ -229,6 +255,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     updateExtent();
     applyTransform(fitTransform());
   }, [applyTransform, fitTransform, updateExtent]);
+
+  const showInitial = useCallback(() => {
+    updateExtent();
+    applyTransform(initialTransform());
+  }, [applyTransform, initialTransform, updateExtent]);
 
   const zoomBy = useCallback((factor: number) => {
     const { width, height } = sizeRef.current;
@@ -339,7 +370,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       canvas.height = Math.max(1, Math.round(height * dpr));
       if (needsFitRef.current && width > 0 && height > 0) {
         needsFitRef.current = false;
-        fit();
+        showInitial();
       } else {
         updateExtent();
       }
@@ -349,7 +380,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     ro.observe(root);
     resize();
     return () => ro.disconnect();
-  }, [fit, requestDraw, updateExtent]);
+  }, [showInitial, requestDraw, updateExtent]);
 
   // a new graph: fit on first show, reset keyboard focus
   useEffect(() => {
@@ -359,11 +390,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     setFocus(initialFocus(scene.nav, live.current.selected, scene.graph.nodes.map((n) => n.kind)));
     if (sizeRef.current.width > 0 && sizeRef.current.height > 0) {
       needsFitRef.current = false;
-      fit();
+      showInitial();
     } else {
       needsFitRef.current = true;
     }
-  }, [scene, fit]);
+  }, [scene, showInitial]);
 
   // selection from outside moves the roving focus there (without stealing DOM focus)
   useEffect(() => {
