@@ -297,7 +297,7 @@ describe('buildFromRecipe: features beyond the fixtures', () => {
 
   it('operation version: highest wins per code', () => {
     const m = buildFromRecipe(
-      operand('a') + operand('b') + 'operation { type: "Relu" input: "a" output: "b" version: 3 } operation { type: "Relu" input: "b" output: "a" }',
+      operand('a') + operand('b') + 'operation { type: "ReLU" input: "a" output: "b" version: 3 } operation { type: "ReLU" input: "b" output: "a" }',
       'r',
     );
     expect(m.operatorCodes).toEqual([{ code: BuiltinOperator.RELU, deprecatedBuiltinCode: 19, builtinCode: 19, customCode: null, version: 3 }]);
@@ -357,7 +357,7 @@ describe('buildFromRecipe: features beyond the fixtures', () => {
 
 describe('buildFromRecipe: errors with line:column', () => {
   it('unknown operand in an operation', () => {
-    const e = errorOf('operand { name: "a" type: FLOAT32 }\noperation {\n  type: "Relu"\n  input: "b"\n  output: "a"\n}');
+    const e = errorOf('operand { name: "a" type: FLOAT32 }\noperation {\n  type: "ReLU"\n  input: "b"\n  output: "a"\n}');
     expect(e).toMatchObject({ kind: 'semantic', line: 4, column: 10 });
     expect(e.message).toMatch(/input 'b' is not an operand of graph 'main'/);
   });
@@ -367,6 +367,9 @@ describe('buildFromRecipe: errors with line:column', () => {
   it('unknown op type', () => {
     const e = errorOf('operand { name: "a" type: FLOAT32 }\noperation { type: "Frobnicate" input: "a" output: "a" }');
     expect(e).toMatchObject({ kind: 'semantic', line: 2, column: 19, message: "unknown operation type 'Frobnicate'" });
+    expect(errorOf('operand { name: "a" type: FLOAT32 }\noperation { type: "Relu" input: "a" output: "a" }').message).toBe(
+      "unknown operation type 'Relu' (did you mean 'ReLU'?)",
+    );
   });
   it('bad filler tag and values', () => {
     expect(errorOf('operand { name: "a" type: FLOAT32 shape { dim: 1 }\n filler { tag: "magic" } }')).toMatchObject({ line: 2, column: 16 });

@@ -140,7 +140,7 @@ export const OPS: Record<string, OpSpec> = {
   },
   Dequantize: simple('DEQUANTIZE', 'DequantizeOptions'),
   Div: { code: 'DIV', options: 'DivOptions', from: 'div_options', map: activationOnly },
-  Elu: simple('ELU'),
+  ELU: simple('ELU'),
   Equal: simple('EQUAL', 'EqualOptions'),
   Exp: simple('EXP', 'ExpOptions'),
   ExpandDims: simple('EXPAND_DIMS', 'ExpandDimsOptions'),
@@ -222,9 +222,9 @@ export const OPS: Record<string, OpSpec> = {
   ReduceMax: { code: 'REDUCE_MAX', options: 'ReducerOptions', from: 'reduce_max_options', map: reducer },
   ReduceMin: { code: 'REDUCE_MIN', options: 'ReducerOptions', from: 'reduce_min_options', map: reducer },
   ReduceProd: { code: 'REDUCE_PROD', options: 'ReducerOptions', from: 'reduce_prod_options', map: reducer },
-  Relu: simple('RELU'),
-  Relu6: simple('RELU6'),
-  ReluN1To1: simple('RELU_N1_TO_1'),
+  ReLU: simple('RELU'),
+  ReLU6: simple('RELU6'),
+  ReLUN1To1: simple('RELU_N1_TO_1'),
   Reshape: {
     code: 'RESHAPE',
     options: 'ReshapeOptions',
@@ -328,6 +328,13 @@ export const OPS: Record<string, OpSpec> = {
   },
   ZerosLike: simple('ZEROS_LIKE', 'ZerosLikeOptions'),
 };
+
+/** The op type a misspelt one most likely meant ("relu" -> "ReLU"), if any. */
+export function suggestOpType(type: string): string | null {
+  const lower = type.toLowerCase();
+  for (const name of [...Object.keys(OPS), ...CUSTOM_TYPES]) if (name.toLowerCase() === lower) return name;
+  return null;
+}
 
 /**
  * Types tflchef writes as CUSTOM operators, with the type name as custom_code. tflchef also
