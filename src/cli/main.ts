@@ -16,6 +16,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   inspect: async () => (await import('./inspect')).inspectCommand,
   chef: async () => (await import('./chef')).chefCommand,
   systrace: async () => (await import('./systrace')).systraceCommand,
+  partition: async () => (await import('./partition')).partitionCommand,
 };
 
 function usage(): string {
@@ -24,6 +25,7 @@ function usage(): string {
     '',
     '  inspect FILE [--json]                 summary of a model (circle)',
     '  chef RECIPE OUT.circle                build a circle model from a ONE recipe',
+    '  partition --part_file P --input_file M [--work_path W] [--backends a,b] [--default a] [--check]',
     '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
     '',
   ].join('\n');

@@ -1,0 +1,110 @@
+/**
+ * `npu-studio partition`: circle-partitioner's interface over core/partition.
+ *
+ *   npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR]
+ *                        [--backends a,b] [--default a] [--check] [--seed N] [--no-origins]
+ *   npu-studio partition X.part X.circle DIR          (older positional form)
+ *
+ * Both files are read from DIR (default `.`); the parts, `X.conn.json` and `X.conn.ini` are written
+ * into it. Diagnostics of the `.part` file are printed as `file:line:column: severity: message`;
+ * any error exits 1 before anything is written. `--check` runs the source and the chained parts
+ * (read back from the written files) on the same seeded random inputs with the reference
+ * interpreter and prints the largest difference per output; exit 1 when one is over tolerance.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { read } from '../core/circle/read';
+import { InterpreterError } from '../core/interp';
+import { parsePart, partition, preparePartition, writePartition, type PartDiagnostic } from '../core/partition';
+import { checkPartition, type CheckPart } from '../core/partition/check';
+import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseArgs, UsageError } from './io';
+import type { Command } from './main';
+
+const USAGE =
+  'npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR] [--backends a,b] [--default a] [--check] [--seed N] [--no-origins]\n' +
+  '       npu-studio partition X.part X.circle DIR';
+
+function formatDiagnostic(d: PartDiagnostic): string {
+  return `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
+}
+
+function formatDiff(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  return x === 0 ? '0' : x.toExponential(3);
+}
+
+export const partitionCommand: Command = {
+  name: 'partition',
+  usage: USAGE,
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const args = parseArgs(argv, ['check', 'no-origins', 'version'], ['part_file', 'input_file', 'work_path', 'backends', 'default', 'seed']);
+    if (args.flags.has('version')) {
+      io.out('npu-studio partition (circle-partitioner compatible)\n');
+      return EXIT_OK;
+    }
+    let partFile = args.values.part_file;
+    let inputFile = args.values.input_file;
+    let work = args.values.work_path;
+    if (partFile === undefined && inputFile === undefined) {
+      if (args.positional.length !== 3) throw new UsageError('needs --part_file and --input_file (or the positional form: PART CIRCLE DIR)');
+      [partFile, inputFile, work] = args.positional as [string, string, string];
+    } else {
+      if (partFile === undefined) throw new UsageError('--part_file is required');
+      if (inputFile === undefined) throw new UsageError('--input_file is required');
+      if (args.positional.length > 0) throw new UsageError(`unexpected argument ${args.positional[0]}`);
+    }
+    work = work ?? '.';
+    let seed = 1;
+    if (args.values.seed !== undefined) {
+      seed = Number(args.values.seed);
+      if (!Number.isInteger(seed)) throw new UsageError('--seed needs an integer');
+    }
+
+    const sourceBytes = readFileSync(join(work, inputFile));
+    const model = read(new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength), inputFile);
+    if (model.subgraphs.length === 0) {
+      io.err(`npu-studio partition: ${inputFile}: the model has no subgraph to partition\n`);
+      return EXIT_BAD_INPUT;
+    }
+    const prepared = preparePartition(model, inputFile);
+    const text = new TextDecoder('utf-8').decode(readFileSync(join(work, partFile)));
+    const overrides = { ...(args.values.backends !== undefined ? { backends: args.values.backends } : {}), ...(args.values.default !== undefined ? { default: args.values.default } : {}) };
+    const parsed = parsePart(text, partFile, { model: prepared, overrides });
+    for (const d of parsed.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+    if (!parsed.table) {
+      const errors = parsed.diagnostics.filter((d) => d.severity === 'error').length;
+      io.err(`npu-studio partition: ${partFile}: ${errors || 'an'} error${errors === 1 ? '' : 's'}; nothing written\n`);
+      return EXIT_BAD_INPUT;
+    }
+
+    const plan = partition(prepared, parsed.table);
+    const output = writePartition(prepared, plan, { origins: !args.flags.has('no-origins'), sourceBytes: new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength) });
+    for (const f of output.files) writeFileSync(join(work, f.name), f.bytes);
+    for (const w of plan.warnings) io.err(`npu-studio partition: warning: ${w}\n`);
+    for (const p of plan.parts) {
+      io.out(`${p.fileName}: ${p.backend}, ${p.operators.length} operator(s), inputs [${p.inputs.join(', ')}], outputs [${p.outputs.join(', ')}]\n`);
+    }
+    io.out(`${plan.parts.length} part(s) written to ${work}\n`);
+
+    if (!args.flags.has('check')) return EXIT_OK;
+    const parts: CheckPart[] = plan.parts.map((p) => {
+      const bytes = output.files.find((f) => f.name === p.fileName)!.bytes;
+      return { file: p.fileName, model: read(bytes, p.fileName), inputs: p.inputs, outputs: p.outputs };
+    });
+    try {
+      const result = checkPartition(model, parts, { seed });
+      for (const o of result.outputs) {
+        io.out(`check ${o.name}: max |difference| ${formatDiff(o.maxAbsDiff)} (tolerance ${o.tolerance === 0 ? 'exact' : o.tolerance}) ${o.ok ? 'ok' : 'FAIL'}${o.problem ? `: ${o.problem}` : ''}\n`);
+      }
+      if (result.problem) io.err(`npu-studio partition: check: ${result.problem}\n`);
+      io.out(result.ok ? `check passed (seed ${seed}, parts run in order ${result.order.join(', ')})\n` : 'check FAILED\n');
+      return result.ok ? EXIT_OK : EXIT_BAD_INPUT;
+    } catch (e) {
+      if (e instanceof InterpreterError) {
+        io.err(`npu-studio partition: check: ${e.message}\n`);
+        return EXIT_BAD_INPUT;
+      }
+      throw e;
+    }
+  },
+};
