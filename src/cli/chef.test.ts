@@ -41,6 +41,18 @@ describe('npu-studio chef', () => {
     }
   });
 
+  it('prints warnings to stderr and still succeeds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chef-cli-'));
+    try {
+      const io = captureIO();
+      const recipe = join(RECIPES, 'Part_While_000', 'test.recipe');
+      expect(await main(['chef', recipe, join(dir, 'w.circle')], io)).toBe(0);
+      expect(io.stderr).toBe(`npu-studio chef: warning: ${recipe}: line 99:19: operation 0 (Minimum) of graph 'Main' ignores 'maximum_options' (it reads 'minimum_options')\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('exits 1 with file:line:column for a bad recipe, and writes nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chef-cli-'));
     try {

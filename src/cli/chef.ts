@@ -3,7 +3,8 @@
  * format) with core's chef and writes it with core's circle writer.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { buildFromRecipe } from '../core/chef';
+import { cookRecipe } from '../core/chef';
+import { describeError } from '../core/errors';
 import { write } from '../core/circle/write';
 import type { Command } from './main';
 import { EXIT_OK, UsageError, parseArgs } from './io';
@@ -16,7 +17,8 @@ export const chefCommand: Command = {
     if (positional.length !== 2) throw new UsageError(positional.length < 2 ? 'needs a recipe and an output file' : 'takes exactly two files');
     const [recipe, out] = positional as [string, string];
     const text = readFileSync(recipe, 'utf8');
-    const model = buildFromRecipe(text, recipe);
+    const { model, diagnostics } = cookRecipe(text, recipe);
+    for (const d of diagnostics) io.err(`npu-studio chef: ${d.severity}: ${describeError({ ...d, kind: 'semantic' })}\n`);
     const bytes = write(model);
     writeFileSync(out, bytes);
     const ops = model.subgraphs.reduce((a, g) => a + g.operators.length, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFromRecipe, OPS, CUSTOM_TYPES, toHalf, CHEF_DESCRIPTION } from './index';
+import { buildFromRecipe, cookRecipe, OPS, CUSTOM_TYPES, toHalf, CHEF_DESCRIPTION } from './index';
 import { tflchefRoot } from './schema';
 import { FormatError, type ErrorInfo } from '../errors';
 import type { CircleModel, CircleSubGraph } from '../circle/model';
@@ -352,6 +352,26 @@ describe('buildFromRecipe: features beyond the fixtures', () => {
     // the options of tflchef's custom ops (All, MatMul, MaxPoolWithArgmax) go into FlexBuffers
     // custom_options, which this chef does not write (see the report in ops.ts)
     expect(unused).toEqual(['all_options', 'matmul_options', 'max_pool_with_argmax_options']);
+    const unusedEmpty = Object.keys(operation.fields).filter((f) => f.endsWith('_options') && !used.has(f));
+    expect(unusedEmpty).toEqual(['all_options', 'matmul_options', 'max_pool_with_argmax_options']);
+  });
+});
+
+describe('cookRecipe: diagnostics', () => {
+  it('Part_While_000: Minimum given maximum_options is a located warning', () => {
+    const { diagnostics } = cookRecipe(load('Part_While_000'), 'Part_While_000');
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatchObject({ severity: 'warning', line: 99, column: 19 });
+    expect(diagnostics[0]!.message).toBe("operation 0 (Minimum) of graph 'Main' ignores 'maximum_options' (it reads 'minimum_options')");
+  });
+  it('the other fixtures build without diagnostics', () => {
+    for (const name of recipeNames.filter((n) => !n.startsWith('Part_While') && n !== 'Part_Tanh_FC_nobias')) {
+      expect(cookRecipe(load(name), name).diagnostics, name).toEqual([]);
+    }
+  });
+  it('repeated singular fields are reported by the parser', () => {
+    const { diagnostics } = cookRecipe('operand { name: "a" name: "b" type: FLOAT32 }', 'r');
+    expect(diagnostics).toMatchObject([{ severity: 'warning', line: 1, column: 21 }]);
   });
 });
 
