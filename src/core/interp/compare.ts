@@ -81,6 +81,7 @@ export function compareOutputs(a: readonly TensorValue[], b: readonly TensorValu
         max = d;
         worst = i;
       }
+      if (d === 0) continue;
       const allowed = float ? tolerance + rtol * Math.abs(Number(y.data[i])) : 0;
       if (!(d <= allowed)) mismatches++;
     }

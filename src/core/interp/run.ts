@@ -13,7 +13,7 @@ import { InterpreterError, KernelError, invalid } from './errors';
 import { input, optNumber, shapeString, type Kernel, type KernelContext } from './kernel';
 import { NN_KERNELS } from './nn';
 import { SHAPE_KERNELS } from './shape';
-import { decodeConstant, dtypeOfTensorType, elementCount, isFloat, scalarOf, type TensorValue } from './tensor';
+import { allocate, decodeConstant, dtypeOfTensorType, elementCount, isFloat, scalarOf, type TensorValue } from './tensor';
 
 export interface RunOptions {
   /** subgraph to run (default 0) */
@@ -112,6 +112,9 @@ export class Interpreter {
         throw new InterpreterError({ kind: 'invalid', subgraphIndex: sgIndex, message: `constant tensor "${tensor.name}": ${(e as Error).message}` });
       }
     }
+    // a zero-element constant has no bytes to store: its value is the empty tensor
+    if (!value && dtype && tensor.shape.length > 0 && elementCount(tensor.shape) === 0 && !this.model.subgraphs[sgIndex]!.inputs.includes(tensorIndex))
+      value = { dtype, shape: [...tensor.shape], data: allocate(dtype, 0) };
     this.constants.set(key, value);
     return value;
   }
