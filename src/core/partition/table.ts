@@ -115,7 +115,9 @@ export function parsePart(text: string, file = 'partition.part', options: { over
 
   // backends
   const backendsText = options.overrides?.backends ?? backendsEntry?.value;
-  const backends = backendsText === undefined ? [] : splitCsv(backendsText);
+  const split = backendsText === undefined ? [] : splitCsv(backendsText);
+  const noBackends = backendsText !== undefined && split.every((b) => b.length === 0);
+  const backends = noBackends ? [] : split;
   const backendSet = new Set(backends);
   if (backendsEntry && options.overrides?.backends === undefined) {
     let col = backendsEntry.valueColumn;
@@ -128,7 +130,7 @@ export function parsePart(text: string, file = 'partition.part', options: { over
       col += b.length + 1;
     }
   }
-  if (backendsText !== undefined && backends.every((b) => b.length === 0)) {
+  if (noBackends) {
     const [l, c, ec] = backendsEntry ? at(backendsEntry, 'value') : [part?.line ?? 1, 1, 2];
     add('error', 'no-backends', "There is no 'backends' information", l, c, ec);
   }
