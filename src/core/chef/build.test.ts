@@ -332,6 +332,29 @@ describe('buildFromRecipe: features beyond the fixtures', () => {
     expect(gv.some((x) => x === 0) && gv.some((x) => x === 255)).toBe(true); // clamped
   });
 
+  it('explicit sparsity parameters', () => {
+    const m = buildFromRecipe(
+      `operand { name: "s" type: FLOAT32 shape { dim: 2 dim: 3 } filler { tag: "explicit" arg: "1" arg: "2" }
+        sparsity { traversal_order { dim: 0 dim: 1 }
+          dim_metadata { format: DENSE dense_size: 2 }
+          dim_metadata { format: SPARSE_CSR array_segments { dim: 0 dim: 1 dim: 2 type: UINT8VEC } array_indices { dim: 0 dim: 2 type: INT32VEC } } } }`,
+      'r',
+    );
+    expect(m.subgraphs[0]!.tensors[0]!.sparsity).toEqual({
+      traversal_order: [0, 1],
+      block_map: [],
+      dim_metadata: [
+        { format: 0, dense_size: 2, array_segments: null, array_indices: null },
+        {
+          format: 1,
+          dense_size: 0,
+          array_segments: { type: 3, name: 'Uint8Vector', fields: { values: [0, 1, 2] } },
+          array_indices: { type: 1, name: 'Int32Vector', fields: { values: [0, 2] } },
+        },
+      ],
+    });
+  });
+
   it('toHalf rounds like IEEE', () => {
     expect([1, -2, 0.5, 65504, 1e6, 0, 5.960464477539063e-8, NaN].map(toHalf)).toEqual([0x3c00, 0xc000, 0x3800, 0x7bff, 0x7c00, 0, 1, 0x7e00]);
   });
@@ -416,7 +439,7 @@ describe('buildFromRecipe: errors with line:column', () => {
     expect(errorOf('')).toMatchObject({ kind: 'empty' });
     expect(errorOf('\uFEFF  # only a comment\n\n')).toMatchObject({ kind: 'empty' });
   });
-  it('unsupported sparsity says so', () => {
-    expect(errorOf('operand { name: "a" type: FLOAT32 make_sparse: true }')).toMatchObject({ kind: 'unsupported' });
+  it('make_sparse is unsupported and says so', () => {
+    expect(errorOf('operand { name: "a" type: FLOAT32 make_sparse: true }')).toMatchObject({ kind: 'unsupported', line: 1, column: 48 });
   });
 });

@@ -51,6 +51,23 @@ describe('chef -> write', () => {
     });
   }
 
+  it('sparsity parameters survive write and read', () => {
+    const m = buildFromRecipe(
+      `operand { name: "s" type: FLOAT32 shape { dim: 2 dim: 3 } filler { tag: "explicit" arg: "1" arg: "2" }
+        sparsity { traversal_order { dim: 0 dim: 1 } dim_metadata { format: DENSE dense_size: 2 }
+          dim_metadata { format: SPARSE_CSR array_segments { dim: 0 dim: 1 dim: 2 type: UINT8VEC } array_indices { dim: 0 dim: 2 type: INT32VEC } } } }`,
+      'r',
+    );
+    const back = read(write(m), 'r.circle');
+    expect(back.subgraphs[0]!.tensors[0]!.sparsity).toMatchObject({
+      traversal_order: [0, 1],
+      dim_metadata: [
+        { format: 0, dense_size: 2 },
+        { format: 1, array_segments: { type: 3, name: 'Uint8Vector', fields: { values: [0, 1, 2] } }, array_indices: { type: 1, fields: { values: [0, 2] } } },
+      ],
+    });
+  });
+
   it('flatc --json decodes every built model', (ctx) => {
     if (!flatc) {
       ctx.skip('flatc is not installed (apt-get install flatbuffers-compiler); skipping the flatc decode check');
