@@ -21,6 +21,8 @@ import { assignAcross } from './layout-position';
 const SELF_LOOP = 12;
 /** Components at least this big report their phases to onProgress. */
 const PROGRESS_MIN_NODES = 1000;
+/** Components that are plain chains up to this size skip the layered machinery. */
+const CHAIN_FAST_PATH_MAX = 64;
 
 interface ComponentResult {
   /** centres, local coordinates (across = x in TB, along = y in TB) */
@@ -451,6 +453,21 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
     for (let i = nodesBy.start[c]; i < nodesBy.start[c + 1]; i++) local[nodesBy.idx[i]] = i - nodesBy.start[c];
   }
 
+  // degrees for the chain fast path (self loops excluded: they disqualify a chain anyway,
+  // since they count in the component's edges)
+  const inDeg = new Int32Array(n);
+  const outDeg = new Int32Array(n);
+  const nextEdge = new Int32Array(n);
+  for (let e = 0; e < m; e++) {
+    if (!valid[e]) continue;
+    const a = input.edgeFrom[e];
+    const b = input.edgeTo[e];
+    if (a === b) continue;
+    outDeg[a]++;
+    inDeg[b]++;
+    nextEdge[a] = e;
+  }
+
   const X = new Float64Array(n);
   const Y = new Float64Array(n);
   const rankOut = new Uint32Array(n);
@@ -477,6 +494,46 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
       compH[c] = along[v];
       done++;
       continue;
+    }
+    if (ec === size - 1 && size <= CHAIN_FAST_PATH_MAX) {
+      // a simple chain (a -> b -> c ...): straight down, no layering needed
+      let head = -1;
+      let ok = true;
+      for (let i = 0; i < size && ok; i++) {
+        const v = nodesBy.idx[ns + i];
+        if (inDeg[v] > 1 || outDeg[v] > 1) ok = false;
+        else if (inDeg[v] === 0) head = head < 0 ? v : -2;
+      }
+      if (ok && head >= 0) {
+        let wMax = 0;
+        for (let i = 0; i < size; i++) wMax = Math.max(wMax, across[nodesBy.idx[ns + i]]);
+        const cx = wMax / 2;
+        let yAt = 0;
+        let v = head;
+        for (let r = 0; r < size; r++) {
+          X[v] = cx;
+          Y[v] = yAt + along[v] / 2;
+          rankOut[v] = r;
+          yAt += along[v] + (r + 1 < size ? ranksep : 0);
+          if (r + 1 < size) v = input.edgeTo[nextEdge[v]];
+        }
+        const pts = new Float64Array(4 * ec);
+        const offs = new Int32Array(ec + 1);
+        for (let i = 0; i < ec; i++) {
+          const e = edgesBy.idx[es + i];
+          const a = input.edgeFrom[e];
+          const b = input.edgeTo[e];
+          pts.set([cx, Y[a] + along[a] / 2, cx, Y[b] - along[b] / 2], 4 * i);
+          offs[i + 1] = 2 * (i + 1);
+          edgeCount[e + 1] = 2;
+        }
+        edgePts[c] = pts;
+        edgeLocalOffsets[c] = offs;
+        compW[c] = wMax;
+        compH[c] = yAt;
+        done += size;
+        continue;
+      }
     }
     const big = size >= PROGRESS_MIN_NODES && onProgress !== undefined;
     const base = done;
