@@ -71,6 +71,46 @@ test.describe('explore a circle model', () => {
     await page.screenshot({ path: screenshotPath('bad-input') });
   });
 
+  test('keyboard: Tab into the graph, arrows along edges, Enter selects; SVG export; worker restart keeps documents', async ({ page }) => {
+    const { bytes } = chefModel('Part_Add_Sub_000');
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'kbd.circle', bytes }]);
+    await expect(page.getByRole('status')).toContainText('3 nodes · 7 edges');
+    // Tab from the page start reaches a graph node (after the toolbar controls)
+    let reached = '';
+    for (let i = 0; i < 25 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+      if (/^(ADD|SUB|Input|Output) /.test(label)) reached = label;
+    }
+    expect(reached).not.toBe('');
+    // walk down from the first ADD to the output along edges
+    await page.getByRole('button', { name: 'ADD add1' }).focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(page.locator(':focus')).toHaveAttribute('aria-label', 'ADD add2');
+    await page.keyboard.press('ArrowDown');
+    await expect(page.locator(':focus')).toHaveAttribute('aria-label', 'SUB ofm');
+    await page.keyboard.press('ArrowUp');
+    await expect(page.locator(':focus')).toHaveAttribute('aria-label', /ADD add2|Input ifm3/);
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('complementary', { name: 'Properties' }).getByRole('heading', { level: 2 })).toBeVisible();
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'SVG' }).click();
+    const svg = readFileSync((await (await download).path())!, 'utf8');
+    expect(svg.startsWith('<svg') || svg.startsWith('<?xml')).toBe(true);
+    expect(svg).toContain('SUB');
+    expect(svg).toContain('ifm1');
+
+    // the model worker dies: it is restarted, the user is told, and the document still works
+    await page.evaluate(() => (window as unknown as { __npuStudio: { crashModelWorker(): void } }).__npuStudio.crashModelWorker());
+    await expect(page.getByRole('alert').filter({ hasText: 'restarted' })).toBeVisible();
+    await expect(page.getByRole('status')).toContainText('kbd.circle');
+    await page.getByRole('button', { name: 'SUB ofm' }).click();
+    await expect(page.getByRole('complementary', { name: 'Properties' })).toContainText('SUB');
+    await expect(page.getByRole('complementary', { name: 'Properties' })).toContainText('ifm4');
+  });
+
   test('samples menu, tabs and layout direction', async ({ page }) => {
     await page.goto('/?sample=none');
     await page.getByRole('button', { name: /Samples/ }).click();

@@ -14,6 +14,8 @@ export function workers() {
   if (!modelClient) {
     modelClient = new ModelWorkerClient();
     layoutClient = new LayoutWorkerClient();
+    // a handle for the end-to-end tests and for people debugging a session from the console
+    (window as unknown as { __npuStudio: object }).__npuStudio = { crashModelWorker: () => modelClient!.simulateCrash() };
     modelClient.onEvent((e) => {
       pushAlert({ severity: 'warning', message: e.message });
       useStudio.setState({ workerNote: 'worker restarted' });
@@ -79,6 +81,7 @@ async function reopenAll() {
   for (const d of useStudio.getState().docs) {
     const res = await model.api.open(d.files);
     if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
+    else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
   }
   useStudio.setState({ workerNote: 'worker restarted; documents re-opened' });
 }
