@@ -69,10 +69,14 @@ function binaryArith(floatFn: BinaryFn, intFn: BinaryFn = floatFn, options: { ac
     const ib = broadcastIndex(shape, b.shape);
     const x = toNumbers(a);
     const y = toNumbers(b);
-    const fn = isFloat(a.dtype) ? floatFn : intFn;
+    const wide = a.dtype === 'int64' || a.dtype === 'uint64';
+    // 64-bit integers: plain float64 math, then every result must be a safe integer (checked below)
+    const fn = isFloat(a.dtype) || wide ? floatFn : intFn;
     const act = options.activation ? fusedActivation(ctx, a.dtype) : rounder(a.dtype);
     const out = new Float64Array(ia.length);
     for (let i = 0; i < out.length; i++) out[i] = act(fn(x[ia[i]!]!, y[ib[i]!]!));
+    if (wide)
+      for (const v of out) if (!Number.isSafeInteger(Math.trunc(v))) unsupported(`${a.dtype} arithmetic beyond 2^53 is not supported (result ${v})`);
     return [fromNumbers(a.dtype, shape, out)];
   };
 }
@@ -132,7 +136,11 @@ const floatOnly = { floatOnly: true };
 export const ELEMENTWISE_KERNELS: Record<string, Kernel> = {
   ADD: binaryArith((a, b) => a + b),
   SUB: binaryArith((a, b) => a - b),
-  MUL: binaryArith((a, b) => a * b, (a, b) => Math.imul(a, b)),
+  // integer products beyond 2^53 lose bits in float64; Math.imul gives the exact low 32 bits (int32 wraps)
+  MUL: binaryArith(
+    (a, b) => a * b,
+    (a, b) => (Number.isSafeInteger(a * b) ? a * b : Math.imul(a, b)),
+  ),
   DIV: binaryArith((a, b) => a / b, intDiv),
   POW: binaryArith(Math.pow, intPow, { activation: false }),
   SQUARED_DIFFERENCE: binaryArith((a, b) => (a - b) * (a - b), (a, b) => (a - b) * (a - b), { activation: false }),

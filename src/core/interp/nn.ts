@@ -112,7 +112,13 @@ function conv2d(ctx: KernelContext, depthwise: boolean): TensorValue[] {
               const ix = ox * sw - wx.before + kx * dw;
               if (ix < 0 || ix >= W) continue;
               const base = ((n * H + iy) * W + ix) * C;
-              for (let ci = 0; ci < depth; ci++) sum += xs[base + inChannel(oc, ci)]! * ws[weightIndex(oc, ky, kx, ci)]!;
+              if (depth === 1) sum += xs[base + inChannel(oc, 0)]! * ws[weightIndex(oc, ky, kx, 0)]!;
+              else {
+                // regular conv: FI contiguous input channels against FI contiguous weights
+                const xb = base + inChannel(oc, 0);
+                const wb = weightIndex(oc, ky, kx, 0);
+                for (let ci = 0; ci < depth; ci++) sum += xs[xb + ci]! * ws[wb + ci]!;
+              }
             }
           }
           out[o++] = act(sum);

@@ -95,6 +95,15 @@ describe('element-wise binary operators', () => {
     expect(values(runOp('ADD', [i32([2], [2147483647, -5]), i32([2], [1, 3])], {}, ['int32'])[0])).toEqual([-2147483648, -2]);
     expect(values(runOp('MUL', [i32([1], [65536]), i32([1], [65537])], {}, ['int32'])[0])).toEqual([65536]);
     expect(values(runOp('DIV', [i32([2], [7, -7]), i32([2], [2, 2])], {}, ['int32'])[0])).toEqual([3, -3]);
+    expect(values(runOp('MUL', [i32([1], [123456789]), i32([1], [987654321])], {}, ['int32'])[0])).toEqual([Math.imul(123456789, 987654321)]);
+  });
+
+  it('int64 arithmetic is exact up to 2^53 and refuses beyond', () => {
+    const i64 = (data: number[]): TensorValue => ({ dtype: 'int64', shape: [data.length], data: BigInt64Array.from(data.map(BigInt)) });
+    const [r] = runOp('MUL', [i64([3000000000, -7]), i64([1000, 3])], {}, ['int64']);
+    expect(r!.data).toEqual(BigInt64Array.from([3000000000000n, -21n]));
+    expect(values(runOp('DIV', [i64([7, -7]), i64([2, 2])], {}, ['int64'])[0])).toEqual([3, -3]);
+    expect(() => runOp('MUL', [i64([2 ** 40]), i64([2 ** 20])], {}, ['int64'])).toThrow(/beyond 2\^53/);
   });
 });
 
