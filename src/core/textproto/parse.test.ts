@@ -237,17 +237,15 @@ describe('parseTextProto: fixtures', () => {
     });
   }
 
-  it('parses a 1 MB prototxt quickly', () => {
+  it('parses a 1 MB prototxt', () => {
     const one = readFileSync(join(fixtures, 'caffe/resnet-50/ResNet-50-deploy.prototxt'), 'utf8');
     const layers = one.slice(one.indexOf('layer'));
     let big = one;
     while (big.length < 1_000_000) big += layers;
-    parseTextProto(big, NetParameter, 'big'); // warm up
-    const t0 = performance.now();
+    // the time is not asserted (no timing thresholds in tests); a hang fails through the test timeout
     const r = parseTextProto(big, NetParameter, 'big');
-    const ms = performance.now() - t0;
     expect((r.message.layer as TextMessage[]).length).toBeGreaterThan(1000);
-    expect(ms).toBeLessThan(500); // typically 40-70 ms here; the bound is loose for loaded CI machines
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 });
 
@@ -274,12 +272,10 @@ describe('parseTextProto: properties', () => {
     );
   });
 
-  it('hostile inputs fail fast', () => {
+  it('hostile inputs end in a result or a located error (a hang fails through the test timeout)', () => {
     const huge = 1_000_000;
     for (const text of ['{'.repeat(huge), 'inner {'.repeat(huge), '"'.padEnd(huge, 'a'), '-'.repeat(huge), 'rs: ' + '"a" '.repeat(huge / 4), 'ri: [' + '1,'.repeat(huge / 2)]) {
-      const t0 = performance.now();
       onlyFormatErrors(text, All);
-      expect(performance.now() - t0).toBeLessThan(2000);
     }
   });
 
