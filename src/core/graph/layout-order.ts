@@ -77,16 +77,22 @@ export function countCrossings(g: LayeredGraph): number {
       const b = downStart[v + 1];
       if (a === b) continue;
       tmp.length = 0;
-      for (let k = a; k < b; k++) {
-        // insertion sort: neighbour lists are short
-        const p = pos[down[k]];
-        let j = tmp.length;
-        tmp.push(p);
-        while (j > 0 && tmp[j - 1] > p) {
-          tmp[j] = tmp[j - 1];
-          j--;
+      if (b - a > 16) {
+        // a hub: sort properly (insertion sort would be quadratic)
+        for (let k = a; k < b; k++) tmp.push(pos[down[k]]);
+        tmp.sort((x, y) => x - y);
+      } else {
+        for (let k = a; k < b; k++) {
+          // insertion sort: neighbour lists are short
+          const p = pos[down[k]];
+          let j = tmp.length;
+          tmp.push(p);
+          while (j > 0 && tmp[j - 1] > p) {
+            tmp[j] = tmp[j - 1];
+            j--;
+          }
+          tmp[j] = p;
         }
-        tmp[j] = p;
       }
       for (let k = 0; k < tmp.length; k++) {
         const p = tmp[k] + 1; // Fenwick is 1-based

@@ -95,12 +95,19 @@ function align(
   // Real nodes before long edges: a real node lines up with a real neighbour when it has one,
   // and a long edge only takes a real node that has no real neighbour on that side. So the
   // main chain of operators stays straight in all four alignments and long edges bend instead.
-  const hasRealNb = (w: number): boolean => {
+  const realNb = new Uint8Array(count);
+  {
     const os = bottomUp ? g.upStart : g.downStart;
     const o = bottomUp ? g.up : g.down;
-    for (let q = os[w]; q < os[w + 1]; q++) if (o[q] < realCount) return true;
-    return false;
-  };
+    for (let w = 0; w < realCount; w++) {
+      for (let q = os[w]; q < os[w + 1]; q++) {
+        if (o[q] < realCount) {
+          realNb[w] = 1;
+          break;
+        }
+      }
+    }
+  }
   for (let li = 0; li < rankCount; li++) {
     let prevIdx = -1;
     for (let i = start[li]; i < start[li + 1]; i++) {
@@ -116,15 +123,22 @@ function align(
       for (let q = a; q < b; q++) {
         const w = nb[q];
         if (realOnly && w >= realCount) continue;
-        if (v >= realCount && w < realCount && hasRealNb(w)) continue;
-        let j = ws.length;
+        if (v >= realCount && w < realCount && realNb[w]) continue;
         ws.push(w);
-        while (j > 0 && pos[ws[j - 1]] > pos[w]) {
-          ws[j] = ws[j - 1];
-          j--;
-        }
-        ws[j] = w;
       }
+      if (ws.length > 16) ws.sort((x, y) => pos[x] - pos[y]);
+      else {
+        for (let k = 1; k < ws.length; k++) {
+          const w = ws[k];
+          let j = k;
+          while (j > 0 && pos[ws[j - 1]] > pos[w]) {
+            ws[j] = ws[j - 1];
+            j--;
+          }
+          ws[j] = w;
+        }
+      }
+      if (ws.length === 0) continue;
       const mp = (ws.length - 1) / 2;
       for (let m = Math.floor(mp), hi = Math.ceil(mp); m <= hi; m++) {
         const w = ws[m];
