@@ -3,7 +3,7 @@
  * operator's options (schema field names, defaults filled), the dtypes the model declares for
  * its outputs, and a way to run another subgraph (IF / WHILE).
  */
-import type { OptionTable, OptionValue } from '../circle/model';
+import type { CircleQuantization, OptionTable, OptionValue } from '../circle/model';
 import { invalid, unsupported } from './errors';
 import { isFloat, roundToHalf, type DType, type TensorValue } from './tensor';
 
@@ -12,6 +12,8 @@ export interface KernelContext {
   readonly outputCount: number;
   readonly outputDTypes: readonly (DType | null)[];
   readonly options: OptionTable;
+  /** quantization parameters of each input tensor (null when none or omitted) */
+  readonly inputQuantization?: readonly (CircleQuantization | null)[];
   runSubgraph(index: number, inputs: TensorValue[]): TensorValue[];
 }
 

@@ -355,6 +355,23 @@ describe('SOFTMAX, INSTANCE_NORM, BATCH_MATMUL', () => {
   });
 });
 
+describe('DEQUANTIZE', () => {
+  it('float16 constants become float32; per-channel int8 uses its scales and zero points', () => {
+    const [h] = runOp('DEQUANTIZE', [c({ dtype: 'float16', shape: [2], data: Float32Array.from([0.5, -2]) })]);
+    expect(h!.dtype).toBe('float32');
+    expect(values(h)).toEqual([0.5, -2]);
+    const model = buildModel({
+      tensors: { q: { dtype: 'int8', shape: [2, 2], data: [1, 2, 3, 4], scale: [0.5, 2] }, y: { shape: [2, 2] } },
+      inputs: [],
+      outputs: ['y'],
+      ops: [{ op: 'DEQUANTIZE', inputs: ['q'], outputs: ['y'] }],
+    });
+    model.subgraphs[0]!.tensors[0]!.quantization!.zeroPoint = [1, 0];
+    // quantized_dimension 0: row 0 (q - 1) * 0.5, row 1 q * 2
+    expect(values(run(model, [])[0])).toEqual([0, 0.5, 6, 8]);
+  });
+});
+
 describe('errors', () => {
   it('an unsupported operator is named with its index', () => {
     const model = buildModel({

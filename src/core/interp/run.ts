@@ -9,11 +9,11 @@
 import type { CircleModel, CircleQuantization, CircleSubGraph, CircleTensor } from '../circle/model';
 import { operatorType } from '../circle/names';
 import { ELEMENTWISE_KERNELS } from './elementwise';
-import { InterpreterError, KernelError, invalid } from './errors';
+import { InterpreterError, KernelError, invalid, unsupported } from './errors';
 import { input, optNumber, shapeString, type Kernel, type KernelContext } from './kernel';
 import { NN_KERNELS } from './nn';
 import { SHAPE_KERNELS } from './shape';
-import { allocate, decodeConstant, dtypeOfTensorType, elementCount, isFloat, scalarOf, type TensorValue } from './tensor';
+import { allocate, decodeConstant, dtypeOfTensorType, elementCount, fromNumbers, isFloat, scalarOf, toNumbers, type TensorValue } from './tensor';
 
 export interface RunOptions {
   /** subgraph to run (default 0) */
@@ -25,6 +25,23 @@ export interface RunOptions {
 }
 
 const CONTROL_KERNELS: Record<string, Kernel> = {
+  /** float16 -> float32, or (q - zero_point) * scale per tensor or per channel (quantized_dimension) */
+  DEQUANTIZE: (ctx) => {
+    const x = input(ctx, 0);
+    const values = toNumbers(x);
+    if (x.dtype === 'float16' || x.dtype === 'float32') return [fromNumbers('float32', x.shape, values)];
+    const q = ctx.inputQuantization?.[0];
+    if (!q || q.scale.length === 0) unsupported(`DEQUANTIZE of ${x.dtype} needs quantization parameters`);
+    const axis = q.scale.length > 1 ? q.quantizedDimension : -1;
+    const inner = axis >= 0 ? elementCount(x.shape.slice(axis + 1)) : 1;
+    const channels = axis >= 0 ? (x.shape[axis] ?? 1) : 1;
+    if (axis >= 0 && channels !== q.scale.length) invalid(`${q.scale.length} scales for ${channels} channels`);
+    const out = values.map((v, i) => {
+      const c = axis >= 0 ? Math.floor(i / inner) % channels : 0;
+      return Math.fround((v - (q.zeroPoint[c] ?? 0)) * q.scale[c]!);
+    });
+    return [fromNumbers('float32', x.shape, out)];
+  },
   IF: (ctx) => {
     const cond = input(ctx, 0);
     const branch = scalarOf(cond) !== 0 ? optNumber(ctx, 'then_subgraph_index', -1) : optNumber(ctx, 'else_subgraph_index', -1);
@@ -155,9 +172,11 @@ export class Interpreter {
         const opInputs = op.inputs.map((t, i) => (t < 0 ? null : valueOf(t, `input ${i} of operator ${k} (${name}):`)));
         const quantized = [...op.inputs, ...op.outputs].filter((t) => t >= 0 && isQuantized(sg.tensors[t]!)).map((t) => sg.tensors[t]!);
         if (quantized.length > 0) {
-          if (!MOVEMENT.has(name)) fail('unsupported', `quantized ${name} is not supported (float kernels only)`);
+          if (name === 'DEQUANTIZE') {
+            // computes from the input's own parameters
+          } else if (!MOVEMENT.has(name)) fail('unsupported', `quantized ${name} is not supported (float kernels only)`);
           const q0 = quantized[0]!.quantization!;
-          if (quantized.some((t) => !sameQuantization(t.quantization!, q0))) fail('unsupported', `${name} with differing quantization parameters is not supported`);
+          if (name !== 'DEQUANTIZE' && quantized.some((t) => !sameQuantization(t.quantization!, q0))) fail('unsupported', `${name} with differing quantization parameters is not supported`);
         }
         const outputDTypes = op.outputs.map((t) => (t < 0 ? null : dtypeOfTensorType(sg.tensors[t]!.type)));
         const ctx: KernelContext = {
@@ -165,6 +184,7 @@ export class Interpreter {
           outputCount: op.outputs.length,
           outputDTypes,
           options: op.builtinOptions?.fields ?? {},
+          inputQuantization: op.inputs.map((t) => (t < 0 ? null : (sg.tensors[t]!.quantization ?? null))),
           runSubgraph: (index, args) => this.runSubgraph(index, args),
         };
         let results: TensorValue[];
