@@ -222,6 +222,16 @@ describe('layout', () => {
     }
   });
 
+  it('handles a node feeding 50,000 others (no quadratic work on hubs)', () => {
+    const n = 50_001;
+    const edges: [number, number][] = [];
+    for (let i = 1; i < n; i++) edges.push([0, i]);
+    const L = layout(toInput({ sizes: Array.from({ length: n }, (): [number, number] => [100, 40]), edges }), { direction: 'TB' });
+    let bad = 0;
+    for (let i = 1; i < n; i++) if (L.rank[i] !== 1 || L.x[i] - L.x[i - 1] < (i > 1 ? 120 : -Infinity)) bad++;
+    expect(bad).toBe(0);
+  });
+
   it('wraps thousands of small components into rows instead of one endless strip', () => {
     const n = 2000;
     const edges: [number, number][] = [];
