@@ -1,6 +1,6 @@
 /**
  * `optimize(model, passes)`: runs the named passes in the order given, each to a fixed point over
- * every subgraph, then removes dead tensors, buffers and op codes and writes the origin tables
+ * every subgraph, in rounds until a whole round changes nothing; then removes dead tensors, buffers and op codes and writes the origin tables
  * (`ONE_source_table` copied through, `ONE_op_table` keyed by the new operator indices).
  * Origins start from the model's tables, or are synthesised as luci's importer does.
  */
@@ -12,7 +12,7 @@ import { PASS_NAMES, passByName } from './pipeline';
 
 export interface PassLog {
   pass: string;
-  /** number of rewrites the pass made */
+  /** number of rewrites the pass made (over all rounds) */
   changed: number;
   /** one line per rewrite (prefixed with the subgraph index when not 0) */
   details: string[];
@@ -49,20 +49,26 @@ export function optimize(model: CircleModel, passes: readonly string[], options:
   const originsBefore = originsOf(model, 0, options.file);
   const work = workModel(model, originsBefore.ops);
   const cap = options.maxRewrites ?? 100_000;
-  const log: PassLog[] = [];
-  for (const name of passes) {
-    const pass = passByName(name)!;
-    const entry: PassLog = { pass: name, changed: 0, details: [] };
-    for (let s = 0; s < work.model.subgraphs.length; s++) {
-      const g = new GraphEditor(work, s);
-      for (let n = 0; n < cap; n++) {
-        const line = pass.apply(g);
-        if (line === null) break;
-        entry.changed++;
-        entry.details.push(s === 0 ? line : `subgraph ${s}: ${line}`);
+  const log: PassLog[] = passes.map((pass) => ({ pass, changed: 0, details: [] }));
+  // Rounds over the passes in the given order, each pass to its own fixed point, until a whole
+  // round changes nothing (a later pass can open a pattern for an earlier one).
+  for (let round = 0; round < cap; round++) {
+    let changed = 0;
+    passes.forEach((name, k) => {
+      const pass = passByName(name)!;
+      const entry = log[k]!;
+      for (let s = 0; s < work.model.subgraphs.length; s++) {
+        const g = new GraphEditor(work, s);
+        for (let n = 0; n < cap; n++) {
+          const line = pass.apply(g);
+          if (line === null) break;
+          entry.changed++;
+          changed++;
+          entry.details.push(s === 0 ? line : `subgraph ${s}: ${line}`);
+        }
       }
-    }
-    log.push(entry);
+    });
+    if (changed === 0) break;
   }
   const { model: clean, removed } = removeDeadItems(work.model);
   const origins: Origins = { kind: originsBefore.kind, subgraph: 0, sources: originsBefore.sources, ops: work.origins[0] ?? [], diagnostics: [] };
