@@ -21,7 +21,7 @@
  */
 import type { PartitionTable } from './table';
 import { backendOfOperator } from './table';
-import { tensorName, type PreparedModel } from './prepare';
+import { tensorName, tensorNames, type PreparedModel } from './prepare';
 
 export interface PartPlan {
   /** 0-based position in output order */
@@ -60,12 +60,16 @@ export interface PartitionPlan {
 
 /** `Net.circle` -> `Net.00002_acl_cl.circle` (circle-partitioner `make_path`). */
 export function partFileName(sourceFile: string, number: number, backend: string): string {
-  const slash = Math.max(sourceFile.lastIndexOf('/'), sourceFile.lastIndexOf('\\'));
-  const base = sourceFile.slice(slash + 1);
+  const { stem, ext } = splitFileName(sourceFile);
+  return `${stem}.${String(number).padStart(5, '0')}_${backend}${ext}`;
+}
+
+/** File name without folder, split before its last extension: `a/b.c.circle` -> `b.c`, `.circle`. */
+function splitFileName(file: string): { stem: string; ext: string } {
+  const slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  const base = file.slice(slash + 1);
   const dot = base.lastIndexOf('.');
-  const nnnnn = String(number).padStart(5, '0');
-  if (dot <= 0) return `${base}.${nnnnn}_${backend}`;
-  return `${base.slice(0, dot)}.${nnnnn}_${backend}${base.slice(dot)}`;
+  return dot <= 0 ? { stem: base, ext: '' } : { stem: base.slice(0, dot), ext: base.slice(dot) };
 }
 
 /** `Net.circle` -> `Net.conn.json` / `Net.conn.ini`. */
@@ -116,12 +120,11 @@ class NumberHeap {
   }
 }
 
+/** A merged PGroup; singleton PGroups are read straight from the prepared CSR arrays. */
 interface Group {
   ops: number[];
   inputs: number[];
-  inputSet: Set<number>;
   outputs: number[];
-  outputSet: Set<number>;
   /** operators reading an output of this group (may repeat; resolved through find) */
   consumers: number[];
 }
@@ -151,19 +154,20 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
     backendOf[i] = idOf(b);
   }
 
-  // produce_pgroups: one group per operator
+  // produce_pgroups: one group per operator (materialised on its first merge)
   const parent = new Int32Array(n);
-  const groups: (Group | null)[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    parent[i] = i;
-    const inputs: number[] = [];
-    for (let k = inStart[i]!; k < inStart[i + 1]!; k++) inputs.push(inTensors[k]!);
-    const outputs: number[] = [];
-    for (let k = outStart[i]!; k < outStart[i + 1]!; k++) outputs.push(outTensors[k]!);
-    const consumers: number[] = [];
-    for (let k = consStart[i]!; k < consStart[i + 1]!; k++) consumers.push(consOps[k]!);
-    groups[i] = { ops: [i], inputs, inputSet: new Set(inputs), outputs, outputSet: new Set(outputs), consumers };
-  }
+  for (let i = 0; i < n; i++) parent[i] = i;
+  const merged: (Group | undefined)[] = new Array(n);
+  const slice = (arr: Int32Array, start: Int32Array, i: number): number[] => {
+    const out: number[] = [];
+    for (let k = start[i]!; k < start[i + 1]!; k++) out.push(arr[k]!);
+    return out;
+  };
+  const materialise = (i: number): Group => {
+    let g = merged[i];
+    if (!g) merged[i] = g = { ops: [i], inputs: slice(inTensors, inStart, i), outputs: slice(outTensors, outStart, i), consumers: slice(consOps, consStart, i) };
+    return g;
+  };
   const find = (x: number): number => {
     let r = x;
     while (parent[r] !== r) r = parent[r]!;
@@ -177,10 +181,12 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
 
   /** The merge partner of group `p` (its single producer group), or -1 when it is no candidate. */
   const partnerOf = (p: number): number => {
-    const g = groups[p]!;
     let pred = -1;
     let readsGraphInput = false;
-    for (const t of g.inputs) {
+    const g = merged[p];
+    const count = g ? g.inputs.length : inStart[p + 1]! - inStart[p]!;
+    for (let k = 0; k < count; k++) {
+      const t = g ? g.inputs[k]! : inTensors[inStart[p]! + k]!;
       const prod = producer[t]!;
       if (prod < 0) {
         readsGraphInput = true; // CircleInput: group = default, in no PGroup
@@ -214,25 +220,21 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
       heap.push(g * N + p);
       continue;
     }
-    // merge_into(P, G)
-    const G = groups[g]!;
-    const P = groups[p]!;
+    // merge_into(P, G): pnodes, inputs not yet pnodes or inputs of G, outputs (always new: every
+    // output node belongs to exactly one operator)
+    const G = materialise(g);
+    const P = materialise(p);
     parent[p] = g;
     for (const op of P.ops) G.ops.push(op);
     for (const t of P.inputs) {
       const prod = producer[t]!;
       if (prod >= 0 && find(prod) === g) continue; // a pnode of G now
-      if (G.inputSet.has(t)) continue;
+      if (G.inputs.includes(t)) continue;
       G.inputs.push(t);
-      G.inputSet.add(t);
     }
-    for (const t of P.outputs) {
-      if (G.outputSet.has(t)) continue;
-      G.outputs.push(t);
-      G.outputSet.add(t);
-    }
+    for (const t of P.outputs) G.outputs.push(t);
     for (const c of P.consumers) G.consumers.push(c);
-    groups[p] = null;
+    merged[p] = undefined;
     // consumers of P now see G instead of P: some may have become candidates
     for (const c of P.consumers) {
       const rc = find(c);
@@ -243,42 +245,48 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
   }
 
   // remove_unused_inputoutputs
-  const used = new Set<number>();
-  for (const t of prepared.graphOutputs) if (t >= 0 && producer[t]! >= 0) used.add(t);
+  const used = new Uint8Array(producer.length);
+  for (const t of prepared.graphOutputs) if (t >= 0 && producer[t]! >= 0) used[t] = 1;
   const survivors: number[] = [];
+  const survivorInputs: number[][] = [];
   for (let i = 0; i < n; i++) {
-    const g = groups[i];
-    if (!g) continue;
+    if (parent[i] !== i) continue;
     survivors.push(i);
-    g.inputs = g.inputs.filter((t) => {
-      const prod = producer[t]!;
-      return !(prod >= 0 && find(prod) === i);
-    });
-    for (const t of g.inputs) used.add(t);
+    const g = merged[i];
+    const inputs = g ? g.inputs.filter((t) => !(producer[t]! >= 0 && find(producer[t]!) === i)) : slice(inTensors, inStart, i);
+    survivorInputs.push(inputs);
+    for (const t of inputs) used[t] = 1;
   }
 
+  const names = tensorNames(prepared);
   const warnings: string[] = [];
   const operatorPart = new Int32Array(n).fill(-1);
-  const parts: PartPlan[] = survivors.map((root, index) => {
-    const g = groups[root]!;
-    const outputs = g.outputs.filter((t) => used.has(t));
+  const { stem, ext } = splitFileName(prepared.file);
+  const parts: PartPlan[] = new Array(survivors.length);
+  for (let index = 0; index < survivors.length; index++) {
+    const root = survivors[index]!;
+    const g = merged[root];
+    const allOutputs = g ? g.outputs : slice(outTensors, outStart, root);
+    const outputs = allOutputs.filter((t) => used[t] === 1);
     const backend = backendNames[backendOf[root]!]!;
-    const operators = g.ops.slice().sort((a, b) => a - b);
+    const operators = g ? g.ops.slice().sort((a, b) => a - b) : [root];
     for (const op of operators) operatorPart[op] = index;
-    const fileName = partFileName(prepared.file, index + 1, backend);
+    const number = String(index + 1).padStart(5, '0');
+    const fileName = `${stem}.${number}_${backend}${ext}`;
     if (outputs.length === 0) warnings.push(`${fileName} has no outputs: none of its results is used`);
-    return {
+    const inputTensors = survivorInputs[index]!;
+    parts[index] = {
       index,
-      number: String(index + 1).padStart(5, '0'),
+      number,
       fileName,
       backend,
       operators,
-      inputs: g.inputs.map((t) => tensorName(prepared, t)),
-      outputs: outputs.map((t) => tensorName(prepared, t)),
-      inputTensors: g.inputs,
+      inputs: inputTensors.map((t) => names[t]!),
+      outputs: outputs.map((t) => names[t]!),
+      inputTensors,
       outputTensors: outputs,
     };
-  });
+  }
 
   return {
     sourceFile: prepared.file,

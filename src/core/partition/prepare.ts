@@ -167,6 +167,15 @@ export function preparePartition(model: CircleModel, file = 'model.circle'): Pre
   };
 }
 
+const namesCache = new WeakMap<PreparedModel, string[]>();
+
+/** Names of the main graph's tensors (cached per prepared model). */
+export function tensorNames(prepared: PreparedModel): string[] {
+  let names = namesCache.get(prepared);
+  if (!names) namesCache.set(prepared, (names = (prepared.model.subgraphs[0]?.tensors ?? []).map((t) => t.name)));
+  return names;
+}
+
 export function tensorName(prepared: PreparedModel, t: number): string {
   return prepared.model.subgraphs[0]?.tensors[t]?.name ?? '';
 }
