@@ -5,6 +5,8 @@
  * {"format":"circle","file":<basename>,"subgraphs":[{"name","operators","tensors","inputs":[names],
  *  "outputs":[names],"opcodes":{"ADD":2,...}}],"metadata":[{"name","size"}]}
  * opcodes are keyed by BuiltinOperator enum name; custom ops by their custom_code.
+ * --origins (with --json) adds "origins":{"synthesised":bool,"sources":{"<id>":"<name>"},"ops":{"<op index>":[ids]}}
+ * for subgraph 0 (core/origin originsJson); without --json it prints the op table as text.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -13,6 +15,7 @@ import { detect, read, summarize, operatorType, tensorTypeString } from '../core
 import type { CircleModel } from '../core/circle/model';
 import type { Command } from './main';
 import { EXIT_OK, UsageError, parseArgs } from './io';
+import { originsJson } from '../core/origin';
 
 export interface InspectSubgraph {
   name: string;
@@ -100,9 +103,9 @@ function text(model: CircleModel, file: string): string {
 
 export const inspectCommand: Command = {
   name: 'inspect',
-  usage: 'npu-studio inspect MODEL [--json]',
+  usage: 'npu-studio inspect MODEL [--json] [--origins]',
   async run(argv, io) {
-    const { flags, positional } = parseArgs(argv, ['json'], []);
+    const { flags, positional } = parseArgs(argv, ['json', 'origins'], []);
     if (positional.length !== 1) throw new UsageError(positional.length ? 'takes exactly one model file' : 'needs a model file');
     const path = positional[0]!;
     const file = basename(path);
@@ -111,7 +114,16 @@ export const inspectCommand: Command = {
       throw new FormatError({ kind: 'unsupported', file, offset: 4, message: 'not a model format inspect reads (circle or TFLite: identifier CIR0 or TFL3 at bytes 4..8)' });
     }
     const model = read(bytes, file);
-    io.out(flags.has('json') ? JSON.stringify(inspectModel(model, file)) + '\n' : text(model, file));
+    const origins = flags.has('origins') ? originsJson(model, file) : null;
+    if (flags.has('json')) io.out(JSON.stringify(origins ? { ...inspectModel(model, file), origins } : inspectModel(model, file)) + '\n');
+    else {
+      io.out(text(model, file));
+      if (origins) {
+        const lines = [`\norigins of subgraph 0 (${origins.synthesised ? 'synthesised' : 'from ONE_source_table / ONE_op_table'}):`];
+        for (const [op, ids] of Object.entries(origins.ops)) lines.push(`  ${op}: ${ids.map((id) => `${id} ${origins.sources[String(id)] ?? `#${id}`}`).join(', ')}`);
+        io.out(lines.join('\n') + '\n');
+      }
+    }
     return EXIT_OK;
   },
 };

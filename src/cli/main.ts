@@ -17,6 +17,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   chef: async () => (await import('./chef')).chefCommand,
   systrace: async () => (await import('./systrace')).systraceCommand,
   partition: async () => (await import('./partition')).partitionCommand,
+  optimize: async () => (await import('./optimize')).optimizeCommand,
 };
 
 function usage(): string {
@@ -26,6 +27,7 @@ function usage(): string {
     '  inspect FILE [--json]                 summary of a model (circle)',
     '  chef RECIPE OUT.circle                build a circle model from a ONE recipe',
     '  partition --part_file P --input_file M [--work_path W] [--backends a,b] [--default a] [--check]',
+    '  optimize IN.circle OUT.circle --passes a,b,...   origin-preserving circle optimizer',
     '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
     '',
   ].join('\n');
