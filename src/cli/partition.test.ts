@@ -81,6 +81,10 @@ describe('npu-studio partition', () => {
     expect(io.stderr).toContain('bad.part:6:1: warning: key');
     expect(io.stderr).toContain('nothing written');
     expect(readdirSync(dir).length).toBe(before);
+    const io2 = capture();
+    expect(await main(['partition', '--part_file', 'bad.part', '--input_file', 'Part_While_000.circle', '--work_path', dir, '--json-diagnostics'], io2)).toBe(1);
+    const json = JSON.parse(io2.stderr.split('\n')[0]!) as { line: number; column: number; severity: string; code: string }[];
+    expect(json.map((d) => `${d.line}:${d.column} ${d.severity} ${d.code}`)).toEqual(['3:9 error unknown-backend', '6:1 warning blank-key', '6:1 warning unknown-opcode', '6:6 warning blank-value', '6:6 error unknown-backend']);
   });
 
   it('a bad model exits 1 naming the file; usage errors exit 2', async () => {

@@ -3,6 +3,7 @@
  *
  *   npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR]
  *                        [--backends a,b] [--default a] [--check] [--seed N] [--no-origins]
+ *                        [--json-diagnostics]
  *   npu-studio partition X.part X.circle DIR          (older positional form)
  *
  * Both files are read from DIR (default `.`); the parts, `X.conn.json` and `X.conn.ini` are written
@@ -21,7 +22,7 @@ import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseArgs, UsageError } from './io
 import type { Command } from './main';
 
 const USAGE =
-  'npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR] [--backends a,b] [--default a] [--check] [--seed N] [--no-origins]\n' +
+  'npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR] [--backends a,b] [--default a] [--check] [--seed N] [--no-origins] [--json-diagnostics]\n' +
   '       npu-studio partition X.part X.circle DIR';
 
 function formatDiagnostic(d: PartDiagnostic): string {
@@ -37,7 +38,7 @@ export const partitionCommand: Command = {
   name: 'partition',
   usage: USAGE,
   async run(argv: string[], io: CliIO): Promise<number> {
-    const args = parseArgs(argv, ['check', 'no-origins', 'version'], ['part_file', 'input_file', 'work_path', 'backends', 'default', 'seed']);
+    const args = parseArgs(argv, ['check', 'no-origins', 'json-diagnostics', 'version'], ['part_file', 'input_file', 'work_path', 'backends', 'default', 'seed']);
     if (args.flags.has('version')) {
       io.out('npu-studio partition (circle-partitioner compatible)\n');
       return EXIT_OK;
@@ -70,7 +71,8 @@ export const partitionCommand: Command = {
     const text = new TextDecoder('utf-8').decode(readFileSync(join(work, partFile)));
     const overrides = { ...(args.values.backends !== undefined ? { backends: args.values.backends } : {}), ...(args.values.default !== undefined ? { default: args.values.default } : {}) };
     const parsed = parsePart(text, partFile, { model: prepared, overrides });
-    for (const d of parsed.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
+    if (args.flags.has('json-diagnostics')) io.err(`${JSON.stringify(parsed.diagnostics)}\n`);
+    else for (const d of parsed.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
     if (!parsed.table) {
       const errors = parsed.diagnostics.filter((d) => d.severity === 'error').length;
       io.err(`npu-studio partition: ${partFile}: ${errors || 'an'} error${errors === 1 ? '' : 's'}; nothing written\n`);
