@@ -7,6 +7,7 @@
 import { decodeOpTable, decodeSourceTable, encodeOpTable, encodeSourceTable } from '../src/core/origin/tables';
 import { originIndex, relatedOps, relatedTo } from '../src/core/origin/related';
 import { normalize, type OriginSet } from '../src/core/origin/rules';
+import { cpus, loadavg } from 'node:os';
 
 function median(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
@@ -29,7 +30,7 @@ const opBytes = encodeOpTable(ops);
 
 const decodeTimes: number[] = [];
 let opCount = 0;
-for (let r = 0; r < 15; r++) {
+for (let r = 0; r < 25; r++) {
   const t0 = performance.now();
   const s = decodeSourceTable(sourceBytes);
   const o = decodeOpTable(opBytes);
@@ -63,3 +64,4 @@ console.log('|---|---:|---:|---:|');
 console.log(`| decode ONE_source_table + ONE_op_table, build op->ids / id->ops | ${S} sources, ${opCount} operators (${((sourceBytes.length + opBytes.length) / 1024).toFixed(0)} KB) | ${dm.toFixed(2)} ms | < 20 ms (${(20 / dm).toFixed(1)}x headroom) |`);
 console.log(`| relatedOps (both directions, whole models) | ${S} x ${optimised.ops.length} operators | ${median(relTimes).toFixed(2)} ms | |`);
 console.log(`| hover: related nodes of one node (prebuilt index) | ${optimised.ops.length} operators | ${(median(hoverTimes) * 1000).toFixed(1)} µs | < 16 ms |`);
+console.log(`\n(load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores while measuring)`);

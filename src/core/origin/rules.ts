@@ -13,7 +13,11 @@ export const NO_ORIGIN: OriginSet = Object.freeze([]) as OriginSet;
 
 /** Sorted, duplicate-free origin set from any collection of ids. */
 export function normalize(ids: Iterable<number>): OriginSet {
-  const out = [...new Set(ids)].sort((a, b) => a - b);
+  const out = Array.from(ids);
+  // fast path: already ascending and unique (what the decoders and the rules produce)
+  for (let i = 1; i < out.length; i++) {
+    if (!(out[i - 1]! < out[i]!)) return [...new Set(out)].sort((a, b) => a - b);
+  }
   return out;
 }
 

@@ -37,6 +37,16 @@ describe('seed byte examples', () => {
     expect(encodeOpTable(d.table!)).toEqual(opBytes);
   });
 
+  it('ASCII and UTF-8 names side by side decode exactly', () => {
+    const t = new Map([
+      [3, 'conv/Relu'],
+      [4, 'ünïcode/層'],
+      [9, ''],
+      [10, 'tail'],
+    ]);
+    expect(decodeSourceTable(encodeSourceTable(t)).table).toEqual(t);
+  });
+
   it('encoders sort entries by id and source ids ascending', () => {
     expect(encodeOpTable(new Map([[5, new Set([2, 1])]]))).toEqual(opBytes);
     const two = encodeSourceTable(new Map([[2, 'b'], [1, 'a']]));

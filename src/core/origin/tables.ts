@@ -40,18 +40,23 @@ function u32(bytes: Uint8Array, at: number): number {
 
 const utf8 = new TextDecoder('utf-8');
 
-/** UTF-8 name; short ASCII names (the usual case) skip TextDecoder's per-call cost. */
-function decodeName(bytes: Uint8Array, from: number, to: number): string {
-  if (to - from <= 256) {
-    let ascii = true;
-    for (let i = from; i < to; i++) {
-      if (bytes[i]! >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) return String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
+/**
+ * A single-byte decoder: every byte becomes exactly one UTF-16 unit, so a string decoded from the
+ * whole table has the same indices as the bytes, and each ASCII name is a cheap substring of it
+ * (one decoder call per table instead of one per name). Null where the runtime lacks it.
+ */
+const singleByte: TextDecoder | null = (() => {
+  try {
+    return new TextDecoder('latin1');
+  } catch {
+    return null;
   }
+})();
+
+/** UTF-8 name from bytes[from, to); `whole` is the table decoded byte-per-unit, when available. */
+function decodeName(bytes: Uint8Array, from: number, to: number, whole: string | null): string {
+  for (let i = from; i < to; i++) if (bytes[i]! >= 0x80) return utf8.decode(bytes.subarray(from, to));
+  if (whole !== null) return whole.substring(from, to);
   return utf8.decode(bytes.subarray(from, to));
 }
 
@@ -63,6 +68,7 @@ export function decodeSourceTable(bytes: Uint8Array, file = 'model'): Decoded<So
   const count = u32(bytes, 0);
   const table: SourceTable = new Map();
   const offsets = new Map<number, number>();
+  const whole = singleByte ? singleByte.decode(bytes) : null;
   let idx = 4;
   let read = 0;
   while (idx < size && read < count) {
@@ -74,7 +80,7 @@ export function decodeSourceTable(bytes: Uint8Array, file = 'model'): Decoded<So
     if (length > size - idx) return fail(entry, `entry ${read} (id ${id}) is truncated: name of ${length} bytes, ${size - idx} left`);
     if (length === 0 || bytes[idx + length - 1] !== 0) return fail(idx, `entry ${read} (id ${id}): name not NUL-terminated`);
     if (table.has(id)) return fail(entry, `duplicate id ${id} (entry ${read})`);
-    table.set(id, decodeName(bytes, idx, idx + length - 1));
+    table.set(id, decodeName(bytes, idx, idx + length - 1, whole));
     offsets.set(id, entry);
     idx += length;
     read++;
