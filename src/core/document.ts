@@ -9,6 +9,7 @@ import type { TensorDetails } from './circle/values';
 import { circleFormat } from './circle/document';
 import { systraceFormat } from './systrace/document';
 import type { SystraceAnalysis } from './systrace/model';
+import type { CircleModel } from './circle/model';
 
 export interface SourceFile {
   name: string;
@@ -33,6 +34,8 @@ export interface OpenedDocument {
   tensorDetails(graphId: string, tensor: number): TensorDetails;
   /** profiles only: the whole analysis */
   profile?(): SystraceAnalysis;
+  /** circle only: the parsed model (origins and optimize in the worker read it) */
+  circle?(): CircleModel;
 }
 
 export interface DocumentFormat {

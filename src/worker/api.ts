@@ -29,6 +29,45 @@ export interface GraphForView {
   layoutInput: LayoutInput;
 }
 
+/** Origins of one graph (circle, subgraph 0 from the tables, others synthesised), for the Origins panel. */
+export interface OriginsView {
+  graphId: string;
+  /** 'file': the model's ONE_source_table / ONE_op_table; 'synthesised': made as luci's importer does */
+  kind: 'file' | 'synthesised';
+  /** per graph node index: its origin ids, ascending (empty for non-operator nodes) */
+  nodeIds: number[][];
+  /** the source table, by id ascending, with the graph node indices of the operators using each id */
+  sources: { id: number; name: string; nodes: number[] }[];
+  /** decoder findings (table name and byte offset) */
+  diagnostics: Diagnostic[];
+}
+
+export interface OptimizeLogEntry {
+  pass: string;
+  changed: number;
+  details: string[];
+}
+
+export type OptimizeView =
+  | {
+      ok: true;
+      /** the optimized model, opened in the worker like any circle file */
+      docId: string;
+      name: string;
+      summary: ModelSummary;
+      diagnostics: Diagnostic[];
+      /** the optimized .circle with its origin tables (for download and re-opening) */
+      bytes: Uint8Array;
+      log: OptimizeLogEntry[];
+      /** dead items removed after the passes */
+      removed: { tensors: number; buffers: number; opcodes: number };
+      /** graph node indices of subgraph 0: source -> optimized and optimized -> source (through shared origin ids) */
+      sourceToOptimized: number[][];
+      optimizedToSource: number[][];
+      ms: number;
+    }
+  | { ok: false; error: ErrorInfo };
+
 export interface ModelWorkerApi {
   /** opens a file set (a model and its sidecars); the first file decides the format */
   open(files: InputFile[]): Promise<OpenResult>;
@@ -40,6 +79,12 @@ export interface ModelWorkerApi {
   /** profiles (systrace): the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;
   ping(): Promise<'pong'>;
+  /** circle only: origins of a graph's operators and the source table */
+  origins(docId: string, graphId: string): Promise<OriginsView>;
+  /** circle only: runs the named passes (subgraph 0 mapping), opens the result as a new document */
+  optimize(docId: string, passes: string[]): Promise<OptimizeView>;
+  /** the optimizer's passes in pipeline order */
+  optimizePasses(): Promise<string[]>;
 }
 
 export interface LayoutWorkerApi {

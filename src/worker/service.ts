@@ -8,6 +8,7 @@ import { toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
+import { createOriginsService } from './origins-service';
 
 interface Entry {
   doc: OpenedDocument;
@@ -32,7 +33,10 @@ export function createModelService(): ModelWorkerApi {
     return e;
   };
 
-  return {
+  const origins = createOriginsService((docId) => entry(docId).doc, (files) => service.open(files));
+
+  const service: ModelWorkerApi = {
+    ...origins.api,
     async open(files: InputFile[]): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
@@ -79,4 +83,5 @@ export function createModelService(): ModelWorkerApi {
       return 'pong' as const;
     },
   };
+  return service;
 }

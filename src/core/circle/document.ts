@@ -5,6 +5,7 @@ import { detect, read } from './read';
 import { summarize, toGraph } from './graph';
 import { tensorDetails, type TensorDetails } from './values';
 import { builtinOperatorName } from './names';
+import { originsOf, sourceName, type Origins } from '../origin/origins';
 
 function subgraphIndexOf(graphId: string): number {
   const m = /^sg:(\d+)$/.exec(graphId);
@@ -31,8 +32,11 @@ export const circleFormat: DocumentFormat = {
       }
       return g;
     };
+    // origins of subgraph 0 (tables or synthesised), decoded on the first node that asks
+    let origins: Origins | null = null;
     return {
       format: 'circle',
+      circle: () => model,
       summary,
       diagnostics: [],
       graph,
@@ -52,6 +56,13 @@ export const circleFormat: DocumentFormat = {
           }
           if (op.builtinOptions) extra.push({ name: 'builtin_options', value: op.builtinOptions.name });
           if (op.builtinOptions2) extra.push({ name: 'builtin_options_2', value: op.builtinOptions2.name });
+          if (subgraphIndexOf(graphId) === 0) {
+            origins ??= originsOf(model, 0, main.name);
+            const ids = origins.ops[node.index] ?? [];
+            const shown = ids.slice(0, 20).map((id) => `${id} ${sourceName(origins!, id)}`);
+            if (ids.length > 20) shown.push(`... ${ids.length - 20} more`);
+            extra.push({ name: origins.kind === 'file' ? 'origins' : 'origins (synthesised)', value: ids.length ? shown.join(', ') : '(none)' });
+          }
         } else {
           extra.push({ name: 'tensor index', value: String(node.index) });
         }
