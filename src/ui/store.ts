@@ -57,7 +57,7 @@ export interface FindState {
   active: number;
 }
 
-export type SidePanel = 'node' | 'model';
+export type SidePanel = 'node' | 'model' | 'origins';
 
 export interface StudioState {
   docs: Doc[];

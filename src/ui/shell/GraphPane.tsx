@@ -3,6 +3,8 @@ import { useStudio, activeDoc } from '../store';
 import { cancelLayout, selectNode, showGraph } from '../actions';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { FindBar } from './FindBar';
+import { useOriginsGraphProps } from '../origins/OriginsPanel';
+import { registerMainView } from '../origins/state';
 
 export interface GraphPaneHandle {
   view(): GraphViewHandle | null;
@@ -14,6 +16,8 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
   const view = useRef<GraphViewHandle>(null);
   const history = useRef<string[]>([]);
   useImperativeHandle(ref, () => ({ view: () => view.current }), []);
+  useEffect(() => registerMainView(() => view.current), []);
+  const origins = useOriginsGraphProps(doc);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -85,6 +89,8 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
             selected={doc.selected}
             onSelect={(i) => void selectNode(i)}
             onActivate={openSubgraph}
+            highlighted={origins.highlighted}
+            onHover={origins.onHover}
           />
         )}
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}

@@ -1,0 +1,76 @@
+import { test, expect, type Page } from '@playwright/test';
+import { chefModel, dropFiles, screenshotPath } from './support/studio';
+import { attachOrigins, type Origins } from '../src/core/origin';
+import { write } from '../src/core/circle/write';
+import { builtinOperatorName } from '../src/core/circle/names';
+
+/** Net_InstanceNorm_003 with origin tables written in the test: operator i came from source 100+i ("onnx::<op>_<i>"), the last two share one more. */
+function modelWithTables() {
+  const { model } = chefModel('Net_InstanceNorm_003');
+  const sg = model.subgraphs[0]!;
+  const sources = new Map<number, string>();
+  const ops: number[][] = [];
+  sg.operators.forEach((op, i) => {
+    const type = builtinOperatorName(model.operatorCodes[op.opcodeIndex]!.code);
+    sources.set(100 + i, `onnx::${type}_${i}`);
+    ops.push([100 + i]);
+  });
+  sources.set(999, 'onnx::Shared<script>');
+  ops[ops.length - 1] = [100 + ops.length - 1, 999];
+  ops[ops.length - 2] = [100 + ops.length - 2, 999];
+  const origins: Origins = { kind: 'file', subgraph: 0, sources, ops, diagnostics: [] };
+  return { bytes: write(attachOrigins(model, origins)), operators: sg.operators.length };
+}
+
+async function openOrigins(page: Page) {
+  const panel = page.getByRole('complementary', { name: 'Properties' });
+  await panel.getByRole('tab', { name: 'Origins' }).click();
+  return panel;
+}
+
+test.describe('origins', () => {
+  test('a model with origin tables: Origins panel rows, search, sort, hover both ways', async ({ page }) => {
+    const { bytes, operators } = modelWithTables();
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'with_tables.circle', bytes }]);
+    await expect(page.getByRole('status')).toContainText(`${operators} nodes`);
+    const panel = await openOrigins(page);
+    await expect(panel.getByText('from origin tables')).toBeVisible();
+    await expect(panel.getByText('synthesised')).toHaveCount(0);
+
+    const sources = panel.getByRole('table', { name: 'Source table' });
+    await expect(sources.getByRole('row', { name: /100 onnx::MEAN_0/ })).toBeVisible();
+    // untrusted names are text, never markup
+    await expect(sources.getByRole('row', { name: /999 onnx::Shared<script> 2 ops/ })).toBeVisible();
+    const ops = panel.getByRole('table', { name: 'Operator origins' });
+    await expect(ops.getByRole('row').filter({ hasText: 'onnx::Shared<script>' })).toHaveCount(2);
+
+    // search and sort
+    await panel.getByRole('searchbox', { name: 'Search source table' }).fill('shared');
+    await expect(panel.getByText(`1 of ${operators + 1} sources`)).toBeVisible();
+    await panel.getByRole('searchbox', { name: 'Search source table' }).fill('');
+    await sources.getByRole('columnheader', { name: /used by/ }).click();
+    await sources.getByRole('columnheader', { name: /used by/ }).click();
+    await expect(sources.getByRole('row').nth(1)).toContainText('999');
+    await page.screenshot({ path: screenshotPath('origins-panel') });
+
+    // hover an operator in the graph: its origin rows light up in the source table
+    await page.getByRole('button', { name: 'ADD Add_as_terminal' }).hover();
+    await expect(panel.getByText('2 origins of the hovered operator')).toBeVisible();
+    await expect(sources.locator('.vt-row.hl')).toHaveCount(2);
+    await page.screenshot({ path: screenshotPath('origins-hover-operator') });
+
+    // click a source row: selects its first operator; the selected section lists its origins
+    await sources.getByRole('row', { name: /999 onnx::Shared/ }).click();
+    await expect(panel.getByLabel('Selected operator origins')).toContainText('onnx::Shared<script>');
+  });
+
+  test('a model without tables is marked synthesised', async ({ page }) => {
+    const { bytes } = chefModel('Part_Add_Sub_000');
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'plain.circle', bytes }]);
+    const panel = await openOrigins(page);
+    await expect(panel.getByText('synthesised', { exact: true })).toBeVisible();
+    await expect(panel.getByRole('table', { name: 'Source table' }).getByRole('row', { name: /^0 / })).toBeVisible();
+  });
+});
