@@ -10,7 +10,7 @@ import type { GraphLayout, LayoutDirection } from '../../src/core/graph/layout-t
 import type { Graph, GraphNode, NodeCategory, NodeKind } from '../../src/core/graph/model';
 import { syntheticGraph } from '../../src/core/graph/synthetic';
 import { GraphView, type GraphViewHandle } from '../../src/ui/graph/GraphView';
-import { cachedCharMeasure, nodeBoxSize, SUBTITLE_FONT, TITLE_FONT } from '../../src/ui/graph/labels';
+import { cachedCharMeasure, nodeBoxSize, SUBTITLE_FONT, TITLE_FONT } from '../../src/core/graph/view/labels';
 import type { Theme } from '../../src/ui/graph/palette';
 
 declare global {

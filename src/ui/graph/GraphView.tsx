@@ -8,12 +8,13 @@ import type { CSSProperties, FocusEvent as ReactFocusEvent, KeyboardEvent as Rea
 import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import type { GraphLayout } from '../../core/graph/layout-types';
 import type { Graph } from '../../core/graph/model';
-import { hitTestNode } from './hit-test';
-import { initialFocus, navTarget, type NavKey } from './keyboard-nav';
-import { accessibleName, cachedCharMeasure, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from './labels';
+import { hitTestNode } from '../../core/graph/view/hit-test';
+import { initialFocus, navTarget, type NavKey } from '../../core/graph/view/keyboard-nav';
+import { accessibleName, cachedCharMeasure, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from '../../core/graph/view/labels';
 import type { Theme } from './palette';
 import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
-import { buildScene, buildStyle, type Scene, type SceneMeasures } from './scene';
+import { buildScene, type Scene, type SceneMeasures } from '../../core/graph/view/scene';
+import { buildStyle } from './style';
 import { exportSceneSVG } from './svg-export';
 
 export interface GraphViewProps {

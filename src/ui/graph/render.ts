@@ -3,9 +3,10 @@
  * per colour (one fill and one stroke per colour, no per-node save/restore, two font changes),
  * text only when zoomed in enough. Used for the screen and for PNG export.
  */
-import { queryGrid } from './spatial-grid';
-import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from './labels';
-import type { Scene, SceneStyle } from './scene';
+import { queryGrid } from '../../core/graph/view/spatial-grid';
+import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import type { Scene } from '../../core/graph/view/scene';
+import type { SceneStyle } from './style';
 
 export type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { exportSceneSVG, xmlEscape } from './svg-export';
-import { buildScene, buildStyle } from './scene';
-import { diamond } from './fixtures.test-util';
-import { approxSubtitleMeasure, approxTitleMeasure } from './labels';
+import { buildScene } from '../../core/graph/view/scene';
+import { buildStyle } from './style';
+import { diamond } from '../../core/graph/view/fixtures.test-util';
+import { approxSubtitleMeasure, approxTitleMeasure } from '../../core/graph/view/labels';
 import { paletteFor } from './palette';
 
 const measures = { title: approxTitleMeasure, subtitle: approxSubtitleMeasure, edgeLabel: approxSubtitleMeasure };

@@ -3,8 +3,9 @@
  * references), the same colours and labels as the canvas, every piece of text XML-escaped.
  * DOM-free (builds a string).
  */
-import { EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from './labels';
-import type { Scene, SceneStyle } from './scene';
+import { EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import type { Scene } from '../../core/graph/view/scene';
+import type { SceneStyle } from './style';
 
 /**
  * Escapes text for XML character data and attribute values. Characters XML 1.0 cannot carry at

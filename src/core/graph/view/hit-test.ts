@@ -2,7 +2,7 @@
  * Hit testing through the node grid: which node is under a point in graph coordinates.
  * DOM-free.
  */
-import type { GraphLayout } from '../../core/graph/layout-types';
+import type { GraphLayout } from '../layout-types';
 import { queryGrid, type SpatialGrid } from './spatial-grid';
 
 /**

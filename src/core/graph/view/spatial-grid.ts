@@ -3,7 +3,7 @@
  * Built once per graph and layout; a query returns each item overlapping a rectangle once.
  * Storage is CSR (cell start offsets + item ids) in typed arrays. DOM-free.
  */
-import type { GraphLayout } from '../../core/graph/layout-types';
+import type { GraphLayout } from '../layout-types';
 
 export interface SpatialGrid {
   minX: number;

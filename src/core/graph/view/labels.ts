@@ -3,7 +3,7 @@
  * DOM-free: the width measure is injected (canvas measureText in the browser, a fixed
  * per-character width in tests).
  */
-import type { GraphNode } from '../../core/graph/model';
+import type { GraphNode } from '../model';
 
 export type MeasureText = (text: string) => number;
 

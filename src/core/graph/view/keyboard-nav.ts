@@ -3,7 +3,7 @@
  * Down = first consumer, Up = first producer, Left/Right = previous/next node in the same rank
  * (ordered across the rank), Home/End = first/last node. DOM-free.
  */
-import type { GraphLayout } from '../../core/graph/layout-types';
+import type { GraphLayout } from '../layout-types';
 
 export interface NavIndex {
   /** consumers of node i: outTargets[outStart[i] .. outStart[i + 1]) */

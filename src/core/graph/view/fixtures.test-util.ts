@@ -1,6 +1,6 @@
 /** Small graphs and layouts for the graph-view unit tests. */
-import type { GraphLayout } from '../../core/graph/layout-types';
-import type { Graph, GraphNode, NodeCategory, NodeKind } from '../../core/graph/model';
+import type { GraphLayout } from '../layout-types';
+import type { Graph, GraphNode, NodeCategory, NodeKind } from '../model';
 
 export function node(i: number, kind: NodeKind, type: string, name: string, category: NodeCategory = 'Other'): GraphNode {
   return { id: `n${i}`, kind, type, name, category, index: i, inputs: [], outputs: [], attributes: [] };

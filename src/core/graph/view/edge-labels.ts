@@ -3,7 +3,7 @@
  * longest segments, right or left of it, never over a node box or another label; a label with no
  * free place is dropped (shown on hover in the panels instead). DOM-free.
  */
-import type { GraphLayout } from '../../core/graph/layout-types';
+import type { GraphLayout } from '../layout-types';
 import { queryGrid, type SpatialGrid } from './spatial-grid';
 
 export interface EdgeLabelPlacement {
