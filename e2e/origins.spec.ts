@@ -74,3 +74,57 @@ test.describe('origins', () => {
     await expect(panel.getByRole('table', { name: 'Source table' }).getByRole('row', { name: /^0 / })).toBeVisible();
   });
 });
+
+test.describe('optimize and compare', () => {
+  test('fuse_instance_norm: two panes, related nodes across panes, download, back', async ({ page }) => {
+    const { model, bytes } = chefModel('Net_InstanceNorm_003');
+    const operators = model.subgraphs[0]!.operators.length;
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'Net_InstanceNorm_003.circle', bytes }]);
+    await expect(page.getByRole('status')).toContainText(`${operators} nodes`);
+
+    await page.getByRole('button', { name: 'Optimize…' }).click();
+    const picker = page.getByRole('dialog', { name: 'Optimize passes' });
+    await expect(picker.getByRole('checkbox', { name: 'fuse_instance_norm' })).toBeChecked();
+    await picker.getByRole('button', { name: 'None' }).click();
+    await picker.getByRole('checkbox', { name: 'fuse_instance_norm' }).check();
+    await page.screenshot({ path: screenshotPath('optimize-picker') });
+    await picker.getByRole('button', { name: 'Run 1 pass' }).click();
+
+    const left = page.getByRole('region', { name: 'Original graph' });
+    const right = page.getByRole('region', { name: 'Optimized graph' });
+    await expect(left).toHaveAttribute('data-operators', String(operators));
+    await expect(right).toHaveAttribute('data-operators', '1');
+    await expect(page.getByRole('list', { name: 'Pass log' })).toContainText('fuse_instance_norm: 1 change');
+
+    // select INSTANCE_NORM on the right: the nine operators it came from are related on the left
+    await right.getByRole('button', { name: /^INSTANCE_NORM / }).click();
+    await expect(left).toHaveAttribute('data-related-count', String(operators));
+    await expect(left.getByText(`${operators} related nodes`)).toBeVisible();
+    await page.screenshot({ path: screenshotPath('compare-selected-right') });
+
+    // and the other way: hovering MEAN on the left highlights INSTANCE_NORM on the right
+    await left.getByRole('button', { name: 'MEAN Mean_of_ifm' }).hover();
+    await expect(right).toHaveAttribute('data-related-count', '1');
+    await expect(right.getByText('1 related node')).toBeVisible();
+    await page.screenshot({ path: screenshotPath('compare-hover-left') });
+
+    // the optimized model downloads with its origin tables
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download .circle' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('Net_InstanceNorm_003.opt.circle');
+    const { readFileSync } = await import('node:fs');
+    const { read } = await import('../src/core/circle/read');
+    const { originsJson } = await import('../src/core/origin');
+    const written = read(new Uint8Array(readFileSync((await file.path())!)), 'opt.circle');
+    const json = originsJson(written);
+    expect(json.synthesised).toBe(false);
+    expect(Object.keys(json.ops)).toEqual(['0']);
+    expect(json.ops['0']).toHaveLength(operators);
+
+    await page.getByRole('button', { name: '← Single view' }).click();
+    await expect(page.getByRole('region', { name: 'Graph' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Compare', exact: true })).toBeVisible();
+  });
+});

@@ -10,6 +10,8 @@ import { ProfilePane } from './shell/ProfilePane';
 import { openFiles, toggleDirection, loadSample } from './actions';
 import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
+import { ComparePane } from './origins/ComparePane';
+import { useOrigins } from './origins/state';
 
 declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;
@@ -19,6 +21,8 @@ export function App() {
   const hasDoc = useStudio((s) => s.docs.length > 0);
   const kind = useStudio((s) => activeDoc(s)?.kind);
   const pane = useRef<GraphPaneHandle>(null);
+  const activeId = useStudio((s) => s.activeId);
+  const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && kind === 'graph';
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -89,7 +93,7 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            <GraphPane ref={pane} theme={theme} />
+            {comparing ? <ComparePane theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
             <SidePanel />
           </>
         ) : (

@@ -5,6 +5,7 @@ import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { FindBar } from './FindBar';
 import { useOriginsGraphProps } from '../origins/OriginsPanel';
 import { registerMainView } from '../origins/state';
+import { OptimizeMenu } from '../origins/OptimizeMenu';
 
 export interface GraphPaneHandle {
   view(): GraphViewHandle | null;
@@ -72,6 +73,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
             ← Back
           </button>
         )}
+        <OptimizeMenu />
         <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
       </div>
       <FindBar onGo={(i) => {

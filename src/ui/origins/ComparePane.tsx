@@ -1,0 +1,172 @@
+/**
+ * The compare view of a tab after Optimize: the original graph (subgraph 0) and the optimized one
+ * side by side, each with its own layout, and the pass log. Navigation is synchronised like Model
+ * Explorer's sync mapping, fed by origins (many-to-many): selecting a node selects it and
+ * highlights (pink) and centres its related nodes in the other pane; hovering highlights the
+ * related nodes of the other pane, both directions.
+ */
+import { useMemo, useRef } from 'react';
+import { activeDoc, useStudio } from '../store';
+import { GraphView, type GraphViewHandle } from '../graph/GraphView';
+import { closeCompare, downloadOptimized, hoverInCompare, selectInCompare } from './actions';
+import { OptimizeMenu } from './OptimizeMenu';
+import { maskOf, useOrigins, type CompareState, type ComparePaneState, type Side } from './state';
+import './origins.css';
+
+function opCount(p: ComparePaneState | null): number {
+  return p ? p.graph.nodes.reduce((n, x) => n + (x.kind === 'op' ? 1 : 0), 0) : 0;
+}
+
+/** nodes of `side` related to the other side's hovered (else selected) node */
+function relatedIn(c: CompareState, side: Side): number[] | null {
+  const r = c.result;
+  if (!r) return null;
+  const from = c.hover && c.hover.side !== side ? c.hover : c.selected && c.selected.side !== side ? c.selected : null;
+  if (!from) return null;
+  const map = from.side === 'left' ? r.sourceToOptimized : r.optimizedToSource;
+  return map[from.index] ?? [];
+}
+
+export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
+  const doc = useStudio(activeDoc);
+  const c = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
+  const leftRef = useRef<GraphViewHandle>(null);
+  const rightRef = useRef<GraphViewHandle>(null);
+  if (!doc || !c) return null;
+  const tabId = doc.id;
+
+  const select = (side: Side, index: number | null) => {
+    selectInCompare(tabId, side, index);
+    if (index === null || !c.result) return;
+    const map = side === 'left' ? c.result.sourceToOptimized : c.result.optimizedToSource;
+    const related = map[index] ?? [];
+    const other = side === 'left' ? rightRef.current : leftRef.current;
+    if (related.length) other?.centerOn(related[Math.floor((related.length - 1) / 2)]!);
+  };
+
+  const passes = c.passes.join(', ');
+  const changed = c.result ? c.result.log.reduce((n, l) => n + l.changed, 0) : 0;
+  return (
+    <section className="compare" aria-label="Compare original and optimized">
+      <div className="pane-toolbar">
+        <button type="button" onClick={() => closeCompare(tabId)} title="Back to the single graph view">
+          ← Single view
+        </button>
+        <OptimizeMenu />
+        <button type="button" disabled={!c.result} onClick={() => downloadOptimized(tabId)} title="The optimized model with ONE_source_table and ONE_op_table">
+          Download .circle
+        </button>
+        <span className="muted pane-hint ellipsis" title={passes}>
+          {c.running ? 'optimizing in the worker…' : c.result ? `${changed} rewrite${changed === 1 ? '' : 's'} · ${c.result.ms.toFixed(0)} ms · select or hover a node to see its related nodes` : c.error ?? ''}
+        </span>
+      </div>
+      <div className="compare-panes">
+        <Pane
+          ref_={leftRef}
+          side="left"
+          title="Original"
+          subtitle={doc.title}
+          state={c}
+          pane={c.left}
+          theme={theme}
+          onSelect={(i) => select('left', i)}
+          onHover={(i) => hoverInCompare(tabId, 'left', i)}
+        />
+        <Pane
+          ref_={rightRef}
+          side="right"
+          title="Optimized"
+          subtitle={c.result?.name ?? ''}
+          state={c}
+          pane={c.right}
+          theme={theme}
+          onSelect={(i) => select('right', i)}
+          onHover={(i) => hoverInCompare(tabId, 'right', i)}
+        />
+      </div>
+      <PassLog c={c} />
+    </section>
+  );
+}
+
+interface PaneProps {
+  ref_: React.RefObject<GraphViewHandle | null>;
+  side: Side;
+  title: string;
+  subtitle: string;
+  state: CompareState;
+  pane: ComparePaneState | null;
+  theme: 'light' | 'dark';
+  onSelect(index: number | null): void;
+  onHover(index: number | null): void;
+}
+
+function Pane({ ref_, side, title, subtitle, state, pane, theme, onSelect, onHover }: PaneProps) {
+  const related = relatedIn(state, side);
+  const count = pane?.graph.nodes.length ?? 0;
+  const highlighted = useMemo(() => maskOf(count, related), [count, related]);
+  const selected = state.selected?.side === side ? state.selected.index : null;
+  const ops = opCount(pane);
+  const n = related?.length ?? 0;
+  return (
+    <section className="compare-pane" aria-label={`${title} graph`} data-related-count={n} data-operators={ops}>
+      <div className="compare-head">
+        <span className="title">{title}</span>
+        <span className="muted ellipsis" title={subtitle}>
+          {subtitle}
+        </span>
+        {pane && <span className="muted">{ops} ops</span>}
+        {related && (
+          <span className="related" aria-live="polite">
+            {n} related node{n === 1 ? '' : 's'}
+          </span>
+        )}
+      </div>
+      <div className="compare-host">
+        {pane ? (
+          <GraphView
+            ref={ref_}
+            graph={pane.graph}
+            layout={pane.layout}
+            theme={theme}
+            selected={selected}
+            highlighted={highlighted}
+            onSelect={onSelect}
+            onHover={onHover}
+            label={`${title} graph`}
+          />
+        ) : (
+          <div className="compare-empty">{state.error ? state.error : state.running ? 'Working…' : ''}</div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function PassLog({ c }: { c: CompareState }) {
+  const r = c.result;
+  if (!r) return null;
+  const removed = r.removed;
+  return (
+    <details className="compare-log" open>
+      <summary>
+        Pass log · {r.log.length} pass{r.log.length === 1 ? '' : 'es'} · removed {removed.tensors} tensors, {removed.buffers} buffers, {removed.opcodes} op codes
+      </summary>
+      <ol aria-label="Pass log">
+        {r.log.map((l) => (
+          <li key={l.pass} className={l.changed ? '' : 'zero'}>
+            <span className="pass">{l.pass}</span>: {l.changed} change{l.changed === 1 ? '' : 's'}
+            {l.details.length > 0 && (
+              <ul className="details">
+                {l.details.slice(0, 50).map((d, i) => (
+                  <li key={i}>{d}</li>
+                ))}
+                {l.details.length > 50 && <li>… {l.details.length - 50} more</li>}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
