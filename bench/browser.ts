@@ -154,6 +154,9 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  // tsx compiles this file with esbuild's keepNames, which wraps named functions in `__name(...)`;
+  // the functions passed to page.evaluate carry that call into the page, so define it there.
+  await page.addInitScript('window.__name = (f) => f');
   const rows: string[] = [];
   let pz: Awaited<ReturnType<typeof panZoom>> | null = null;
   for (const n of SIZES) {

@@ -6,6 +6,8 @@ import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { InputFile } from '../worker/api';
+import { unpackGraph } from '../core/graph/pack';
+import { registerPreparedScene } from './graph/prepared';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -99,10 +101,7 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
   const startedAt = performance.now();
   updateDoc(docId, { graphId, direction: dir, loading: { what: 'layout', phase: 'building graph', fraction: 0, startedAt }, selected: graphId === doc.graphId ? doc.selected : null, details: graphId === doc.graphId ? doc.details : null });
   try {
-    const { graph, layoutInput } = await model.api.graphForView(doc.workerDocId, graphId);
-    if (seq !== layoutSeq) return;
-    updateDoc(docId, (d) => ({ loading: d.loading && { ...d.loading, phase: 'layout' } }));
-    const result = await layout.layout(layoutInput, { direction: dir, nodesep: 20, ranksep: 30 }, (phase, fraction) => {
+    const { graph, layout: result } = await prepareGraphView(doc.workerDocId, graphId, dir, (phase, fraction) => {
       if (seq === layoutSeq) updateDoc(docId, (d) => ({ loading: d.loading && { ...d.loading, phase, fraction } }));
     });
     if (seq !== layoutSeq) return;
@@ -115,6 +114,21 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
     updateDoc(docId, { loading: null });
     pushAlert({ severity: 'error', message: `${doc.title}: ${(e as Error).message}` });
   }
+}
+
+/**
+ * Everything a GraphView needs for one graph, computed off the UI thread: the graph arrives
+ * packed (typed arrays) from the model worker, the layout worker lays it out and prepares the
+ * scene; the UI thread only unpacks the graph. Used by every pane that shows a graph.
+ */
+export async function prepareGraphView(workerDocId: string, graphId: string, direction: Direction, onProgress?: (phase: string, fraction: number) => void) {
+  const { model, layout } = workers();
+  const { pack, layoutInput } = await model.api.packedGraphForView(workerDocId, graphId);
+  const graph = unpackGraph(pack);
+  onProgress?.('layout', 0);
+  const prepared = await layout.prepareView(pack, layoutInput, { direction, nodesep: 20, ranksep: 30 }, onProgress);
+  registerPreparedScene(prepared.layout, prepared.scene);
+  return { graph, layout: prepared.layout };
 }
 
 export function cancelLayout() {

@@ -5,7 +5,7 @@
  * keeps (Blobs, not copies), and the user is told.
  */
 import * as Comlink from 'comlink';
-import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, LayoutInput, LayoutOptions } from '../worker/api';
+import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView } from '../worker/api';
 
 type Listener = (event: { kind: 'restarted' | 'crashed'; message: string }) => void;
 
@@ -68,6 +68,20 @@ export class LayoutWorkerClient {
       this.pendingReject = reject;
       api
         .layout(input, options, onProgress ? Comlink.proxy(onProgress) : undefined)
+        .then(resolve, reject)
+        .finally(() => {
+          if (this.pendingReject === reject) this.pendingReject = null;
+        });
+    });
+  }
+
+  /** layout plus the renderer's scene, both in the worker */
+  async prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView> {
+    const api = this.ensure();
+    return await new Promise<PreparedView>((resolve, reject) => {
+      this.pendingReject = reject;
+      api
+        .prepareView(pack, input, options, onProgress ? Comlink.proxy(onProgress) : undefined)
         .then(resolve, reject)
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;

@@ -5,12 +5,15 @@
 import type { ErrorInfo, Diagnostic } from '../core/errors';
 import type { Graph, GraphPort, ModelSummary } from '../core/graph/model';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
+import type { GraphPack } from '../core/graph/pack';
+import type { SceneData } from '../core/graph/view/scene';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/document';
 import type { SystraceAnalysis } from '../core/systrace/model';
 
 export type { SystraceAnalysis };
+export type { GraphPack, SceneData };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -73,6 +76,8 @@ export interface ModelWorkerApi {
   open(files: InputFile[]): Promise<OpenResult>;
   close(docId: string): Promise<void>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
+  /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
+  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
@@ -87,6 +92,13 @@ export interface ModelWorkerApi {
   optimizePasses(): Promise<string[]>;
 }
 
+/** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */
+export interface PreparedView {
+  layout: GraphLayout;
+  scene: SceneData;
+}
+
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
+  prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
 }

@@ -1,21 +1,53 @@
 /// <reference lib="webworker" />
+/**
+ * The layout worker: stateless, so a cancel terminates it (see ui/workers.ts). Besides the
+ * layered layout it prepares the renderer's scene (truncated labels measured on an
+ * OffscreenCanvas, spatial grids, edge-label placement, keyboard navigation), so the UI thread
+ * only draws.
+ */
 import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
+import { unpackGraph } from '../core/graph/pack';
+import { buildScene, sceneBuffers, sceneData, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
 import type { LayoutWorkerApi } from './api';
-import type { GraphLayout } from '../core/graph/layout-types';
+import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
+
+function layoutBuffers(result: GraphLayout): ArrayBuffer[] {
+  const arrays: ArrayBufferView[] = [result.x, result.y, result.w, result.h, result.rank, result.edgeOffsets, result.edgePoints];
+  if (result.reversed) arrays.push(result.reversed);
+  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+}
+
+function throttled(onProgress?: (phase: string, fraction: number) => void): LayoutProgress {
+  let last = 0;
+  return (phase, fraction) => {
+    const now = performance.now();
+    if (onProgress && now - last > 100) {
+      last = now;
+      void onProgress(phase, fraction);
+    }
+  };
+}
+
+let measurer: TextMeasurer | null | undefined;
+function workerMeasurer(): TextMeasurer | null {
+  if (measurer === undefined) {
+    measurer = typeof OffscreenCanvas !== 'undefined' ? (new OffscreenCanvas(1, 1).getContext('2d') as TextMeasurer | null) : null;
+  }
+  return measurer;
+}
 
 const api: LayoutWorkerApi = {
   async layout(input, options, onProgress) {
-    let last = 0;
-    const result: GraphLayout = layout(input, options, (phase, fraction) => {
-      const now = performance.now();
-      if (onProgress && now - last > 100) {
-        last = now;
-        void onProgress(phase, fraction);
-      }
-    });
-    const buffers = new Set<ArrayBuffer>([result.x, result.y, result.w, result.h, result.rank, result.edgeOffsets, result.edgePoints].map((a) => a.buffer as ArrayBuffer));
-    return Comlink.transfer(result, [...buffers]);
+    const result = layout(input, options, throttled(onProgress));
+    return Comlink.transfer(result, layoutBuffers(result));
+  },
+  async prepareView(pack, input, options, onProgress) {
+    const progress = throttled(onProgress);
+    const result = layout(input, options, progress);
+    progress('scene', 0.95);
+    const scene = sceneData(buildScene(unpackGraph(pack), result, sceneMeasuresFrom(workerMeasurer())));
+    return Comlink.transfer({ layout: result, scene }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
   },
 };
 

@@ -7,6 +7,8 @@ import { openDocument, type OpenedDocument } from '../core/document';
 import { toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
+import { packBuffers, packGraph } from '../core/graph/pack';
+import * as Comlink from 'comlink';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { createOriginsService } from './origins-service';
 
@@ -56,6 +58,13 @@ export function createModelService(): ModelWorkerApi {
       const graph = entry(docId).doc.graph(graphId);
       // boxes hold the op type and the node name on a second line (GraphView draws both)
       return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph, { nameLine: true, constantRows: false }) };
+    },
+    async packedGraphForView(docId, graphId) {
+      const graph = entry(docId).doc.graph(graphId);
+      const pack = packGraph(graph);
+      const layoutInput = layoutInputFor(graph, { nameLine: true, constantRows: false });
+      const buffers = [...packBuffers(pack), layoutInput.widths.buffer, layoutInput.heights.buffer, layoutInput.edgeFrom.buffer, layoutInput.edgeTo.buffer] as ArrayBuffer[];
+      return Comlink.transfer({ pack, layoutInput }, [...new Set(buffers)]);
     },
     async nodeDetails(docId, graphId, nodeIndex) {
       return entry(docId).doc.nodeDetails(graphId, nodeIndex);

@@ -10,16 +10,19 @@ import type { GraphLayout } from '../../core/graph/layout-types';
 import type { Graph } from '../../core/graph/model';
 import { hitTestNode } from '../../core/graph/view/hit-test';
 import { initialFocus, navTarget, type NavKey } from '../../core/graph/view/keyboard-nav';
-import { accessibleName, cachedCharMeasure, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from '../../core/graph/view/labels';
+import { accessibleName } from '../../core/graph/view/labels';
 import type { Theme } from './palette';
 import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
-import { buildScene, type Scene, type SceneMeasures } from '../../core/graph/view/scene';
+import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, type SceneMeasures } from '../../core/graph/view/scene';
 import { buildStyle } from './style';
 import { exportSceneSVG } from './svg-export';
+import { preparedSceneFor } from './prepared';
 
 export interface GraphViewProps {
   graph: Graph;
   layout: GraphLayout;
+  /** the scene geometry prepared off the UI thread for exactly this graph and layout (optional) */
+  scene?: SceneData;
   theme: Theme;
   selected: number | null;
   /** related nodes (non-zero = highlighted), index-aligned with graph.nodes */
@@ -82,14 +85,7 @@ const PNG_MAX_AREA = 1 << 27;
 let measureCtx: CanvasRenderingContext2D | null = null;
 function sceneMeasures(): SceneMeasures {
   if (!measureCtx) measureCtx = document.createElement('canvas').getContext('2d');
-  const ctx = measureCtx;
-  const by = (font: string) =>
-    cachedCharMeasure((ch) => {
-      if (!ctx) return ch.length * 6.5;
-      ctx.font = font;
-      return ctx.measureText(ch).width;
-    });
-  return { title: by(TITLE_FONT), subtitle: by(SUBTITLE_FONT), edgeLabel: by(EDGE_LABEL_FONT) };
+  return sceneMeasuresFrom(measureCtx);
 }
 
 function sameList(a: readonly number[], b: readonly number[]): boolean {
@@ -108,7 +104,14 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const layerRef = useRef<HTMLDivElement>(null);
 
-  const scene: Scene = useMemo(() => buildScene(graph, layout, sceneMeasures()), [graph, layout]);
+  // a scene prepared in the worker (for this graph and layout) saves the UI thread its cost
+  const scene: Scene = useMemo(
+    () => {
+      const prepared = props.scene ?? preparedSceneFor(layout);
+      return prepared ? withGraph(prepared, graph, layout) : buildScene(graph, layout, sceneMeasures());
+    },
+    [graph, layout, props.scene],
+  );
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline), [graph, scene, theme, nodeFill, nodeOutline]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);

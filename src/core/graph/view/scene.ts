@@ -7,7 +7,7 @@ import type { Graph } from '../model';
 import { buildNavIndex, type NavIndex } from './keyboard-nav';
 import { placeEdgeLabels } from './edge-labels';
 import {
-  EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, truncateLabel, type MeasureText,
+  cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
 } from './labels';
 import { buildGrid, edgeSegmentBoxes, nodeBoxes, type SpatialGrid } from './spatial-grid';
 
@@ -99,3 +99,42 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
   };
 }
 
+
+/** The scene without its graph and layout: what a worker computes and sends to the view. */
+export type SceneData = Omit<Scene, 'graph' | 'layout'>;
+
+export function sceneData(scene: Scene): SceneData {
+  const { graph: _graph, layout: _layout, ...data } = scene;
+  return data;
+}
+
+export function withGraph(data: SceneData, graph: Graph, layout: GraphLayout): Scene {
+  return { ...data, graph, layout };
+}
+
+/** Buffers a transfer list can move (distinct). */
+export function sceneBuffers(d: SceneData): ArrayBuffer[] {
+  const arrays = [
+    d.marker, d.edgeLabelX, d.edgeLabelY,
+    d.nodeGrid.start, d.nodeGrid.items, d.nodeGrid.stamp,
+    d.edgeGrid.start, d.edgeGrid.items, d.edgeGrid.stamp,
+    d.nav.outStart, d.nav.outTargets, d.nav.inStart, d.nav.inSources, d.nav.order, d.nav.orderPos, d.nav.rank,
+  ];
+  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+}
+
+/** Text measures from any 2D context that has `measureText` (a canvas, or an OffscreenCanvas in a worker). */
+export interface TextMeasurer {
+  font: string;
+  measureText(text: string): { width: number };
+}
+
+export function sceneMeasuresFrom(ctx: TextMeasurer | null): SceneMeasures {
+  const by = (font: string) =>
+    cachedCharMeasure((ch) => {
+      if (!ctx) return ch.length * 6.5;
+      ctx.font = font;
+      return ctx.measureText(ch).width;
+    });
+  return { title: by(TITLE_FONT), subtitle: by(SUBTITLE_FONT), edgeLabel: by(EDGE_LABEL_FONT) };
+}
