@@ -11,8 +11,10 @@ import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/document';
 import type { SystraceAnalysis } from '../core/systrace/model';
+import type { PartDiagnostic } from '../core/partition/ini';
+import type { PartitionCheck } from '../core/partition/check';
 
-export type { SystraceAnalysis };
+export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { GraphPack, SceneData };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
@@ -30,6 +32,61 @@ export type OpenResult =
 export interface GraphForView {
   graph: Graph;
   layoutInput: LayoutInput;
+}
+
+/** One part of a partition, as `.conn.json` lists it (plus its operators for the view). */
+export interface PartView {
+  /** `00001`, ... */
+  number: string;
+  /** `NAME.00001_cpu.circle` */
+  fileName: string;
+  backend: string;
+  /** source operator indices of subgraph 0, ascending */
+  operators: Int32Array;
+  inputs: string[];
+  outputs: string[];
+}
+
+export interface PartitionPlanView {
+  backends: string[];
+  defaultBackend: string;
+  comply: 'opcode' | 'opname';
+  parts: PartView[];
+  /** per source operator (subgraph 0): index into `backends` */
+  operatorBackend: Int32Array;
+  /** per source operator: index into `parts` */
+  operatorPart: Int32Array;
+  warnings: string[];
+  /** `NAME.conn.json` */
+  connFile: string;
+}
+
+/** `.part` text -> diagnostics and, when the text is valid, the partition (plain data). */
+export interface PartitionTextResult {
+  diagnostics: PartDiagnostic[];
+  /** null when the text has errors: the UI keeps the last good plan on screen */
+  plan: PartitionPlanView | null;
+  /** worker time: parse, validate and partition */
+  ms: number;
+}
+
+/** What completion offers: opcodes present in the model (with counts) and node names. */
+export interface PartitionVocabulary {
+  opcodes: { name: string; count: number }[];
+  nodeNames: string[];
+  /** every circle BuiltinOperator name */
+  allOpcodes: string[];
+  operators: number;
+  /** per source operator (subgraph 0): its opcode name as `[OPCODE]` keys say it */
+  operatorOpcodes: string[];
+}
+
+export interface PartitionFilesResult {
+  /** output file names and sizes, in circle-partitioner's order (parts, conn.json, conn.ini, .part) */
+  files: { name: string; size: number }[];
+  /** the files as one zip (fflate) */
+  zip: Uint8Array;
+  ms: number;
 }
 
 /** Origins of one graph (circle, subgraph 0 from the tables, others synthesised), for the Origins panel. */
@@ -90,6 +147,15 @@ export interface ModelWorkerApi {
   optimize(docId: string, passes: string[]): Promise<OptimizeView>;
   /** the optimizer's passes in pipeline order */
   optimizePasses(): Promise<string[]>;
+  /** circle only: parse + validate + partition `.part` text against subgraph 0 (model prepared once per document) */
+  partitionText(docId: string, text: string): Promise<PartitionTextResult>;
+  /** hover text for the `.part` key under a 1-based line and column */
+  partitionHover(docId: string, text: string, line: number, column: number): Promise<string | null>;
+  partitionVocabulary(docId: string): Promise<PartitionVocabulary>;
+  /** every output file of the partition (parts with origin tables, conn files, the `.part`), zipped */
+  partitionFiles(docId: string, text: string, partFileName: string): Promise<PartitionFilesResult>;
+  /** runs the source and the chained parts on the same random inputs (interpreter) */
+  checkPartition(docId: string, text: string): Promise<PartitionCheck & { ms: number }>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */

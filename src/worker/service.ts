@@ -11,10 +11,13 @@ import { packBuffers, packGraph } from '../core/graph/pack';
 import * as Comlink from 'comlink';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { createOriginsService } from './origins-service';
+import { createPartitionService, type PartitionSource } from './partition-service';
 
 interface Entry {
   doc: OpenedDocument;
   findIndexes: Map<string, FindIndex>;
+  /** the main file's bytes (partitioning re-reads the circle model from them, once) */
+  main: PartitionSource;
 }
 
 /** Graph without ports and attributes: what the UI needs to draw and navigate. */
@@ -35,9 +38,12 @@ export function createModelService(): ModelWorkerApi {
     return e;
   };
 
+  const partitions = createPartitionService((docId) => entry(docId).main);
+
   const origins = createOriginsService((docId) => entry(docId).doc, (files) => service.open(files));
 
   const service: ModelWorkerApi = {
+    ...partitions.api,
     ...origins.api,
     async open(files: InputFile[]): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
@@ -45,7 +51,7 @@ export function createModelService(): ModelWorkerApi {
         const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
         const doc = openDocument(sources);
         const docId = `doc${next++}`;
-        docs.set(docId, { doc, findIndexes: new Map() });
+        docs.set(docId, { doc, findIndexes: new Map(), main: { name: sources[0]!.name, bytes: sources[0]!.bytes, format: doc.format } });
         return { ok: true, docId, kind: doc.kind ?? 'graph', summary: doc.summary, diagnostics: doc.diagnostics };
       } catch (e) {
         return { ok: false, error: toErrorInfo(e, name) };
@@ -53,6 +59,7 @@ export function createModelService(): ModelWorkerApi {
     },
     async close(docId) {
       docs.delete(docId);
+      partitions.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = entry(docId).doc.graph(graphId);

@@ -3,6 +3,7 @@ import { useStudio, activeDoc } from '../store';
 import { cancelLayout, selectNode, showGraph } from '../actions';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { FindBar } from './FindBar';
+import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, usePartitionLifecycle } from '../partition/PartitionHost';
 import { useOriginsGraphProps } from '../origins/OriginsPanel';
 import { registerMainView } from '../origins/state';
 import { OptimizeMenu } from '../origins/OptimizeMenu';
@@ -17,6 +18,8 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
   const view = useRef<GraphViewHandle>(null);
   const history = useRef<string[]>([]);
   useImperativeHandle(ref, () => ({ view: () => view.current }), []);
+  usePartitionLifecycle(doc);
+  const partition = usePartitionColouring(doc, theme);
   useEffect(() => registerMainView(() => view.current), []);
   const origins = useOriginsGraphProps(doc);
 
@@ -73,6 +76,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
             ← Back
           </button>
         )}
+        <PartitionButton doc={doc} />
         <OptimizeMenu />
         <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
       </div>
@@ -91,12 +95,16 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
             selected={doc.selected}
             onSelect={(i) => void selectNode(i)}
             onActivate={openSubgraph}
-            highlighted={origins.highlighted}
+            highlighted={partition.highlighted ?? origins.highlighted}
             onHover={origins.onHover}
+            nodeFill={partition.nodeFill}
+            nodeOutline={partition.nodeOutline}
           />
         )}
+        <AssignBar doc={doc} />
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
       </div>
+      <PartitionDockHost doc={doc} theme={theme} />
     </section>
   );
 });

@@ -1,0 +1,242 @@
+/**
+ * The bottom dock of a graph tab: the `.part` editor on the left, the partitions it produces on
+ * the right (what `.conn.json` will say), a legend, Check and Download. Lazy-loaded with Monaco.
+ */
+import { useCallback, useMemo, useRef } from 'react';
+import type { PointerEvent as ReactPointerEvent } from 'react';
+import type { Doc } from '../store';
+import { PartitionEditor } from './PartitionEditor';
+import { backendStyles, partOutline, type BackendStyle } from './colors';
+import {
+  checkParts, closePartition, dismissDraft, downloadParts, newPartition, restoreDraft, selectPart, setDockHeight, usePartition,
+  type CheckState, type PartitionTab,
+} from './state';
+import type { PartitionPlanView } from '../../worker/api';
+import './partition.css';
+
+export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
+  const tab = usePartition((s) => s.tabs[doc.id]);
+  const height = usePartition((s) => s.height);
+  const dockRef = useRef<HTMLElement>(null);
+
+  const onResizeStart = useCallback((e: ReactPointerEvent<HTMLDivElement>) => {
+    e.preventDefault();
+    const startY = e.clientY;
+    const startH = dockRef.current?.getBoundingClientRect().height ?? height;
+    const max = Math.max(160, (dockRef.current?.parentElement?.getBoundingClientRect().height ?? 800) - 120);
+    const move = (ev: PointerEvent) => setDockHeight(Math.min(max, Math.max(120, startH + startY - ev.clientY)));
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  }, [height]);
+
+  const styles = useMemo(() => backendStyles(tab?.plan?.backends ?? [], theme), [tab?.plan?.backends, theme]);
+  if (!tab) return null;
+  const plan = tab.plan;
+  const errors = tab.diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = tab.diagnostics.filter((d) => d.severity === 'warning').length;
+
+  return (
+    <section ref={dockRef} className="part-dock" style={{ height }} aria-label="Partition editor">
+      <div
+        className="part-resize"
+        role="separator"
+        aria-orientation="horizontal"
+        aria-label="Resize the partition editor"
+        tabIndex={0}
+        onPointerDown={onResizeStart}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowUp') setDockHeight(height + 24);
+          else if (e.key === 'ArrowDown') setDockHeight(Math.max(120, height - 24));
+        }}
+      />
+      <header className="part-head">
+        <span className="part-file mono" title="partition file">{tab.partName}</span>
+        <Status tab={tab} errors={errors} warnings={warnings} />
+        <Legend styles={styles} plan={plan} />
+        <span className="spacer" />
+        <button type="button" onClick={() => newPartition(doc.id)} title="Replace the text with a new partition (Ctrl+Z brings it back)">New</button>
+        <button type="button" onClick={() => void checkParts(doc.id)} disabled={!plan || tab.stale || tab.check?.running} title="Run the source model and the chained parts on the same random inputs">
+          {tab.check?.running ? 'Checking…' : 'Check'}
+        </button>
+        <button type="button" className="primary" onClick={() => void downloadParts(doc.id)} disabled={!plan || tab.stale || tab.downloading} title="A zip with every part, NAME.conn.json, NAME.conn.ini and the .part file">
+          {tab.downloading ? 'Preparing…' : 'Download parts'}
+        </button>
+        <button type="button" className="part-close" aria-label="Close the partition editor" title="Close (the text is kept)" onClick={() => closePartition(doc.id)}>
+          ×
+        </button>
+      </header>
+      {tab.draft && (
+        <div className="part-note" role="note">
+          An edited version of {tab.draft.partName} from {new Date(tab.draft.savedAt).toLocaleString()} is saved in this browser.
+          <button type="button" className="link" onClick={() => restoreDraft(doc.id)}>Restore it</button>
+          <button type="button" className="link" onClick={() => dismissDraft(doc.id)}>Keep the dropped file</button>
+        </div>
+      )}
+      <div className="part-body">
+        <div className="part-editor-col">
+          {tab.stale && (
+            <div className="part-stale" role="alert">
+              The text has {errors} error{errors === 1 ? '' : 's'}: the graph and the list show the last good partition.
+            </div>
+          )}
+          <PartitionEditor doc={doc} theme={theme} />
+        </div>
+        <div className="part-side">
+          {plan ? <PartList tabId={doc.id} plan={plan} styles={styles} selected={tab.selectedPart} stale={tab.stale} theme={theme} /> : <p className="muted pad">{tab.error ?? 'Fix the errors to see the partitions.'}</p>}
+          {tab.check && <CheckResult check={tab.check} current={tab.text === tab.check.text} />}
+          {plan && plan.warnings.length > 0 && (
+            <ul className="part-warnings">
+              {plan.warnings.map((w, i) => <li key={i}>{w}</li>)}
+            </ul>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function Status({ tab, errors, warnings }: { tab: PartitionTab; errors: number; warnings: number }) {
+  const plan = tab.plan;
+  let text: string;
+  let cls = 'ok';
+  if (tab.error) {
+    text = tab.error;
+    cls = 'bad';
+  } else if (tab.stale) {
+    text = `${errors} error${errors === 1 ? '' : 's'} · last good: ${plan ? `${plan.parts.length} parts` : 'none'}`;
+    cls = 'bad';
+  } else if (plan) {
+    text = `${plan.parts.length} part${plan.parts.length === 1 ? '' : 's'} · ${tab.ms.toFixed(1)} ms${warnings ? ` · ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
+    if (warnings) cls = 'warn';
+  } else text = 'partitioning…';
+  return (
+    <span className={`part-status part-status-${cls}`} aria-live="polite" data-testid="part-status">
+      {text}
+    </span>
+  );
+}
+
+function Chip({ style }: { style: BackendStyle }) {
+  return <span className={`part-chip${style.cycle > 0 ? ' part-chip-hatch' : ''}`} style={{ background: style.fill }} aria-hidden="true" />;
+}
+
+function Legend({ styles, plan }: { styles: BackendStyle[]; plan: PartitionPlanView | null }) {
+  const counts = useMemo(() => {
+    const c = new Array<number>(styles.length).fill(0);
+    if (plan) for (const b of plan.operatorBackend) if (b >= 0) c[b] = (c[b] ?? 0) + 1;
+    return c;
+  }, [plan, styles.length]);
+  if (!plan) return null;
+  return (
+    <ul className="part-legend" aria-label="Backends">
+      {styles.map((s, i) => (
+        <li key={s.backend} title={`${s.backend}: ${counts[i]} operators (${s.slot}${s.cycle ? `, repeat ${s.cycle}` : ''})${s.backend === plan.defaultBackend ? ', default' : ''}`}>
+          <Chip style={s} />
+          <span className="mono">{s.backend}</span>
+          <span className="muted">{counts[i]}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Names({ names }: { names: string[] }) {
+  if (names.length === 0) return <span className="muted">—</span>;
+  const shown = names.slice(0, 6);
+  return (
+    <>
+      {shown.map((n, i) => (
+        <code key={i} className="part-tensor" title={n}>{n}</code>
+      ))}
+      {names.length > shown.length && <span className="muted"> +{names.length - shown.length} more</span>}
+    </>
+  );
+}
+
+function PartList({ tabId, plan, styles, selected, stale, theme }: { tabId: string; plan: PartitionPlanView; styles: BackendStyle[]; selected: number | null; stale: boolean; theme: 'light' | 'dark' }) {
+  const index = useMemo(() => new Map(styles.map((s, i) => [s.backend, i] as const)), [styles]);
+  const LIMIT = 500;
+  return (
+    <div className={`part-list${stale ? ' part-list-stale' : ''}`}>
+      <table aria-label="Partitions">
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Backend</th>
+            <th scope="col" className="num">Ops</th>
+            <th scope="col">Inputs</th>
+            <th scope="col">Outputs</th>
+          </tr>
+        </thead>
+        <tbody>
+          {plan.parts.slice(0, LIMIT).map((p, i) => {
+            const st = styles[index.get(p.backend) ?? -1];
+            return (
+              <tr
+                key={p.fileName}
+                aria-selected={selected === i}
+                tabIndex={0}
+                data-part={p.number}
+                onClick={() => selectPart(tabId, i)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' || e.key === ' ') {
+                    e.preventDefault();
+                    selectPart(tabId, i);
+                  }
+                }}
+                style={{ borderLeftColor: partOutline(i, theme) }}
+              >
+                <td className="mono part-file-cell" title={p.fileName}>{p.fileName}</td>
+                <td>
+                  {st && <Chip style={st} />} <span className="mono">{p.backend}</span>
+                </td>
+                <td className="num">{p.operators.length}</td>
+                <td><Names names={p.inputs} /></td>
+                <td><Names names={p.outputs} /></td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {plan.parts.length > LIMIT && <p className="muted pad">… {plan.parts.length - LIMIT} more parts (all of them are in the download)</p>}
+    </div>
+  );
+}
+
+function fmtDiff(v: number) {
+  if (!Number.isFinite(v)) return '∞';
+  if (v === 0) return '0';
+  return v < 1e-3 || v >= 1e5 ? v.toExponential(2) : v.toPrecision(3);
+}
+
+function CheckResult({ check, current }: { check: CheckState; current: boolean }) {
+  if (check.running) return <p className="muted pad">Running the source model and the parts…</p>;
+  if (check.error) return <div className="part-check part-check-bad" role="alert">Check could not run: {check.error}</div>;
+  const r = check.result;
+  if (!r) return null;
+  return (
+    <div className={`part-check ${r.ok ? 'part-check-ok' : 'part-check-bad'}`} aria-label="Check result">
+      <div className="part-check-head">
+        <b>{r.ok ? 'Check passed' : 'Check failed'}</b>
+        <span className="muted"> · {r.outputs.length} output{r.outputs.length === 1 ? '' : 's'} · parts ran in order {r.order.length} · {(r.ms / 1000).toFixed(2)} s{current ? '' : ' · text changed since'}</span>
+      </div>
+      {r.problem && <div>{r.problem}</div>}
+      <table aria-label="Largest difference per output">
+        <tbody>
+          {r.outputs.map((o) => (
+            <tr key={o.name}>
+              <td className="mono">{o.name}</td>
+              <td className="num mono">max |Δ| {fmtDiff(o.maxAbsDiff)}</td>
+              <td className="muted">{o.tolerance === 0 ? 'exact' : `tol ${o.tolerance}`}</td>
+              <td className={o.ok ? 'part-pass' : 'part-fail'}>{o.ok ? 'pass' : 'FAIL'}{o.problem ? `: ${o.problem}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,153 @@
+/**
+ * The partition editor's eager face inside the graph pane (small; the editor itself is a lazy
+ * chunk): the toolbar button, graph colouring, the lazy dock, and the click-to-assign picker.
+ */
+import { lazy, Suspense, useEffect, useMemo } from 'react';
+import type { Doc } from '../store';
+import { backendStyles, colourNodes } from './colors';
+import { assign, openPartition, run, usePartition } from './state';
+import './host.css';
+
+const PartitionDock = lazy(() => import('./PartitionDock'));
+
+const PART_FILE = /\.part$/i;
+
+/** Opens the editor when a `.part` came with the model; re-partitions after a worker restart. */
+export function usePartitionLifecycle(doc: Doc | null) {
+  const open = usePartition((s) => (doc ? !!s.tabs[doc.id] : false));
+  const hasSidecar = !!doc && doc.kind === 'graph' && doc.files.slice(1).some((f) => PART_FILE.test(f.name));
+  const id = doc?.id;
+  useEffect(() => {
+    if (id && hasSidecar && !open) void openPartition(id);
+    // only on first sight of the tab: closing the dock must stick
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id, hasSidecar]);
+  const workerDocId = doc?.workerDocId;
+  useEffect(() => {
+    if (id && open) void run(id);
+    // a restarted worker has new document ids: partition again with the text we kept
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [workerDocId]);
+}
+
+declare global {
+  interface Window {
+    __npuPartitionColours?: { fill: (string | null)[]; outline: (string | null)[] };
+  }
+}
+
+export interface PartitionColouring {
+  nodeFill?: (string | null)[];
+  nodeOutline?: (string | null)[];
+  highlighted?: Uint8Array;
+}
+
+/** Fills per backend, outlines per part, highlights for the selected part or the key at the cursor. */
+export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'): PartitionColouring {
+  const tab = usePartition((s) => (doc ? s.tabs[doc.id] : undefined));
+  const vocab = usePartition((s) => (doc ? s.vocab[doc.workerDocId] : undefined));
+  const plan = tab?.plan ?? null;
+  const graph = doc?.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
+  const colouring = useMemo(() => {
+    if (!plan || !graph) return null;
+    const c = colourNodes(graph.nodes, plan.operatorBackend, plan.operatorPart, backendStyles(plan.backends, theme), theme);
+    // for tests and benches: the fills the graph is drawn with
+    window.__npuPartitionColours = { fill: c.fill, outline: c.outline };
+    return c;
+  }, [plan, graph, theme]);
+  const selectedPart = tab?.selectedPart ?? null;
+  const cursorKey = tab?.cursorKey ?? null;
+  const highlighted = useMemo(() => {
+    if (!graph || !colouring) return undefined;
+    const n = graph.nodes.length;
+    if (selectedPart !== null) {
+      const h = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (colouring.part[i] === selectedPart) h[i] = 1;
+      return h;
+    }
+    if (cursorKey && cursorKey.key !== '_') {
+      const h = new Uint8Array(n);
+      let any = false;
+      for (let i = 0; i < n; i++) {
+        const node = graph.nodes[i]!;
+        if (node.kind !== 'op') continue;
+        const hit = cursorKey.section === 'OPNAME' ? node.name === cursorKey.key : vocab?.operatorOpcodes[node.index] === cursorKey.key;
+        if (hit) (h[i] = 1), (any = true);
+      }
+      return any ? h : undefined;
+    }
+    return undefined;
+  }, [graph, colouring, selectedPart, cursorKey, vocab]);
+  if (!colouring) return {};
+  return { nodeFill: colouring.fill, nodeOutline: colouring.outline, ...(highlighted ? { highlighted } : {}) };
+}
+
+export function PartitionButton({ doc }: { doc: Doc }) {
+  const open = usePartition((s) => !!s.tabs[doc.id]);
+  if (doc.kind !== 'graph' || doc.summary.format !== 'circle') return null;
+  if (open) return null;
+  return (
+    <button type="button" onClick={() => void openPartition(doc.id)} title="Edit a .part file: colour the graph by backend and see the parts circle-partitioner would write">
+      New partition
+    </button>
+  );
+}
+
+export function PartitionDockHost({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
+  const open = usePartition((s) => !!s.tabs[doc.id]);
+  if (!open) return null;
+  return (
+    <Suspense fallback={<div className="part-dock part-dock-loading" aria-busy="true">Loading the editor…</div>}>
+      <PartitionDock doc={doc} theme={theme} />
+    </Suspense>
+  );
+}
+
+/** With a node selected: which backend and part it lands in, and buttons to move it. */
+export function AssignBar({ doc }: { doc: Doc }) {
+  const tab = usePartition((s) => s.tabs[doc.id]);
+  const vocab = usePartition((s) => s.vocab[doc.workerDocId]);
+  const graph = doc.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
+  const node = doc.selected !== null ? graph?.nodes[doc.selected] : undefined;
+  const plan = tab?.plan;
+  if (!tab || !plan || !node || node.kind !== 'op') return null;
+  const backend = plan.backends[plan.operatorBackend[node.index] ?? -1];
+  const part = plan.parts[plan.operatorPart[node.index] ?? -1];
+  const opcode = vocab?.operatorOpcodes[node.index];
+  const opcodeCount = opcode ? (vocab?.opcodes.find((o) => o.name === opcode)?.count ?? 0) : 0;
+  const byName = plan.comply === 'opname';
+  return (
+    <div className="assign-bar" role="group" aria-label="Assign the selected node">
+      <div className="assign-what">
+        <b>{node.type}</b> <span className="mono">{node.name}</span>
+        <span className="muted"> → {backend ?? '?'}{part ? ` · ${part.fileName}` : ''}</span>
+      </div>
+      <div className="assign-row">
+        <span className="muted assign-label" title={byName ? '' : '[OPNAME] lines take effect with comply=opname'}>
+          this node{byName ? '' : ' *'}
+        </span>
+        {plan.backends.map((b) => (
+          <button key={b} type="button" aria-pressed={b === backend} onClick={() => assign(doc.id, 'OPNAME', node.name, b)}>
+            {b}
+          </button>
+        ))}
+      </div>
+      {opcode && (
+        <div className="assign-row">
+          <span className="muted assign-label">all {opcodeCount} {opcode}</span>
+          {plan.backends.map((b) => (
+            <button key={b} type="button" onClick={() => assign(doc.id, 'OPCODE', opcode, b)} title={`[OPCODE] ${opcode}=${b}`}>
+              {b}
+            </button>
+          ))}
+        </div>
+      )}
+      {!byName && (
+        <div className="assign-note muted">
+          * comply=opcode: [OPNAME] lines wait for{' '}
+          <button type="button" className="link" onClick={() => assign(doc.id, 'partition', 'comply', 'opname')}>comply=opname</button>
+        </div>
+      )}
+    </div>
+  );
+}
