@@ -60,6 +60,11 @@ test.describe('origins', () => {
     await expect(sources.locator('.vt-row.hl')).toHaveCount(2);
     await page.screenshot({ path: screenshotPath('origins-hover-operator') });
 
+    // hover a source row: the operators carrying it are drawn with the pink border
+    await page.mouse.move(5, 300);
+    await sources.getByRole('row', { name: /999 onnx::Shared/ }).hover();
+    await page.screenshot({ path: screenshotPath('origins-hover-source') });
+
     // click a source row: selects its first operator; the selected section lists its origins
     await sources.getByRole('row', { name: /999 onnx::Shared/ }).click();
     await expect(panel.getByLabel('Selected operator origins')).toContainText('onnx::Shared<script>');
