@@ -1,7 +1,7 @@
 /** What the user can do with origins: load them for the graph on screen, optimize, compare, download. */
 import { describeError } from '../../core/errors';
 import { activeDoc, pushAlert, updateDoc, useStudio, type Doc } from '../store';
-import { selectNode, workers } from '../actions';
+import { prepareGraphView, selectNode, workers } from '../actions';
 import { mainGraphView, updateCompare, useOrigins, type ComparePaneState, type Side } from './state';
 
 let loadSeq = 0;
@@ -37,11 +37,9 @@ export function revealNode(index: number) {
   mainGraphView()?.centerOn(index);
 }
 
+/** each pane gets its own layout (and prepared scene) from the layout worker, as the single view does */
 async function layoutPane(workerDocId: string, graphId: string): Promise<ComparePaneState> {
-  const { model, layout } = workers();
-  const { graph, layoutInput } = await model.api.graphForView(workerDocId, graphId);
-  const result = await layout.layout(layoutInput, { direction: 'TB', nodesep: 20, ranksep: 30 });
-  return { graph, layout: result };
+  return prepareGraphView(workerDocId, graphId, 'TB');
 }
 
 /** Runs the passes in the worker and opens the compare view (original | optimized). */
