@@ -222,7 +222,7 @@ function CheckResult({ check, current }: { check: CheckState; current: boolean }
     <div className={`part-check ${r.ok ? 'part-check-ok' : 'part-check-bad'}`} aria-label="Check result">
       <div className="part-check-head">
         <b>{r.ok ? 'Check passed' : 'Check failed'}</b>
-        <span className="muted"> · {r.outputs.length} output{r.outputs.length === 1 ? '' : 's'} · parts ran in order {r.order.length} · {(r.ms / 1000).toFixed(2)} s{current ? '' : ' · text changed since'}</span>
+        <span className="muted"> · {r.outputs.length} output{r.outputs.length === 1 ? '' : 's'} · {r.order.length} part{r.order.length === 1 ? '' : 's'} chained · {(r.ms / 1000).toFixed(2)} s{current ? '' : ' · text changed since'}</span>
       </div>
       {r.problem && <div>{r.problem}</div>}
       <table aria-label="Largest difference per output">

@@ -44,9 +44,11 @@ export interface PartitionColouring {
 
 /** Fills per backend, outlines per part, highlights for the selected part or the key at the cursor. */
 export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'): PartitionColouring {
-  const tab = usePartition((s) => (doc ? s.tabs[doc.id] : undefined));
+  // narrow selectors: typing changes the tab's text, which must not re-render the graph
+  const plan = usePartition((s) => (doc ? (s.tabs[doc.id]?.plan ?? null) : null));
+  const selectedPart = usePartition((s) => (doc ? (s.tabs[doc.id]?.selectedPart ?? null) : null));
+  const cursorKey = usePartition((s) => (doc ? (s.tabs[doc.id]?.cursorKey ?? null) : null));
   const vocab = usePartition((s) => (doc ? s.vocab[doc.workerDocId] : undefined));
-  const plan = tab?.plan ?? null;
   const graph = doc?.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
   const colouring = useMemo(() => {
     if (!plan || !graph) return null;
@@ -55,8 +57,6 @@ export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'):
     window.__npuPartitionColours = { fill: c.fill, outline: c.outline };
     return c;
   }, [plan, graph, theme]);
-  const selectedPart = tab?.selectedPart ?? null;
-  const cursorKey = tab?.cursorKey ?? null;
   const highlighted = useMemo(() => {
     if (!graph || !colouring) return undefined;
     const n = graph.nodes.length;
@@ -105,12 +105,11 @@ export function PartitionDockHost({ doc, theme }: { doc: Doc; theme: 'light' | '
 
 /** With a node selected: which backend and part it lands in, and buttons to move it. */
 export function AssignBar({ doc }: { doc: Doc }) {
-  const tab = usePartition((s) => s.tabs[doc.id]);
+  const plan = usePartition((s) => s.tabs[doc.id]?.plan ?? null);
   const vocab = usePartition((s) => s.vocab[doc.workerDocId]);
   const graph = doc.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
   const node = doc.selected !== null ? graph?.nodes[doc.selected] : undefined;
-  const plan = tab?.plan;
-  if (!tab || !plan || !node || node.kind !== 'op') return null;
+  if (!plan || !node || node.kind !== 'op') return null;
   const backend = plan.backends[plan.operatorBackend[node.index] ?? -1];
   const part = plan.parts[plan.operatorPart[node.index] ?? -1];
   const opcode = vocab?.operatorOpcodes[node.index];

@@ -328,7 +328,8 @@ export async function downloadParts(tabId: string) {
   try {
     const r = await workers().model.api.partitionFiles(doc.workerDocId, t.text, t.partName);
     saveBlob(r.zip, zipName(doc.title), 'application/zip');
-    pushAlert({ severity: 'info', message: `${zipName(doc.title)}: ${r.files.length} files (${r.files.map((f) => f.name).join(', ')})` });
+    const parts = r.files.filter((f) => f.name.endsWith('.circle')).length;
+    pushAlert({ severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
   } catch (e) {
     pushAlert({ severity: 'error', message: `${doc.title}: download parts: ${(e as Error).message}` });
   } finally {

@@ -1,0 +1,174 @@
+/**
+ * Partition editor figures in the real app (issue 3; production build, Debian Chromium, headless):
+ * - keystroke to recoloured graph: a line typed into the `.part` editor (e.g. `RELU=npu`, or an
+ *   undo of it); from the moment the debounced request leaves (150 ms after the last keystroke)
+ *   to the first graph frame drawn with the new colours, and from the last keystroke itself;
+ * - worker re-partition time (parse + validate + partition, measured in the worker) per edit.
+ * Models: test/support/circle-synthetic.ts `resnetLikeCircle` at 1,000 and 10,000 operators.
+ * Run with `npm run bench -- partition-ui` (or `npx tsx bench/partition-ui.ts`).
+ */
+import { chromium, type Page } from 'playwright-core';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { write } from '../src/core/circle/write';
+import { resnetLikeCircle } from '../test/support/circle-synthetic';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const PORT = 4396;
+const SIZES = [1000, 10000];
+const EDITS = 8;
+
+if (!existsSync(CHROMIUM)) {
+  console.log(`Partition UI bench skipped: no Chromium at ${CHROMIUM}.`);
+  process.exit(0);
+}
+const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'error'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(1);
+const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
+const stop = () => {
+  try {
+    process.kill(-server.pid!);
+  } catch {
+    /* already gone */
+  }
+};
+process.on('exit', stop);
+
+async function waitForServer() {
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('vite preview did not start');
+}
+
+function median(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1] ?? NaN;
+}
+function p90(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] ?? NaN;
+}
+
+interface EditFigure {
+  /** debounced request -> first frame drawn with the result */
+  afterDebounce: number;
+  /** last keystroke -> that frame */
+  fromKey: number;
+  worker: number;
+  /** debounced request -> result in the store (worker round trip) */
+  applied: number;
+}
+
+async function openModel(page: Page, operators: number) {
+  const bytes = write(resnetLikeCircle({ operators }));
+  const name = `resnet_${operators}.circle`;
+  // tsx keeps function names with a helper the page does not have
+  await page.addInitScript({ content: 'window.__name = (f) => f;' });
+  await page.goto(`http://127.0.0.1:${PORT}/?sample=none`);
+  await page.evaluate(
+    async ({ b64, name }) => {
+      const bin = atob(b64);
+      const u8 = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
+      const dt = new DataTransfer();
+      dt.items.add(new File([u8], name));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    { b64: Buffer.from(bytes).toString('base64'), name },
+  );
+  await page.getByTestId('graph-canvas').waitFor({ timeout: 120_000 });
+  await page.getByRole('button', { name: 'New partition' }).click();
+  await page.getByRole('table', { name: 'Partitions' }).waitFor({ timeout: 60_000 });
+  await page.locator('.part-editor .view-lines').waitFor();
+  // the time of every graph frame: GraphView assigns window.__npuGraphStats after each draw
+  await page.evaluate(() => {
+    const w = window as unknown as { __frames: number[]; __keys: number[]; __stats?: unknown };
+    w.__frames = [];
+    w.__keys = [];
+    Object.defineProperty(window, '__npuGraphStats', {
+      configurable: true,
+      get: () => w.__stats,
+      set: (v) => {
+        w.__stats = v;
+        w.__frames.push(performance.now());
+      },
+    });
+    document.addEventListener('keydown', () => w.__keys.push(performance.now()), true);
+    const lt = window as unknown as { __long: { start: number; dur: number }[] };
+    lt.__long = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) lt.__long.push({ start: e.startTime, dur: e.duration });
+    }).observe({ type: 'longtask', buffered: false });
+  });
+}
+
+async function measureEdit(page: Page, keys: () => Promise<void>): Promise<EditFigure> {
+  const before = await page.evaluate(() => window.__npuPartition?.updates ?? 0);
+  await keys();
+  await page.waitForFunction((n) => (window.__npuPartition?.updates ?? 0) > n && !window.__npuPartition?.stale, before, { timeout: 30_000 });
+  return await page.evaluate(
+    () =>
+      new Promise<EditFigure>((resolve) => {
+        const w = window as unknown as { __frames: number[]; __keys: number[] };
+        const p = window.__npuPartition!;
+        const poll = () => {
+          const frame = w.__frames.find((t) => t >= p.appliedAt);
+          if (frame === undefined) return void requestAnimationFrame(poll);
+          const lastKey = w.__keys.filter((t) => t <= p.requestAt).pop() ?? p.requestAt;
+          resolve({ afterDebounce: frame - p.requestAt, fromKey: frame - lastKey, worker: p.workerMs, applied: p.appliedAt - p.requestAt });
+        };
+        poll();
+      }),
+  );
+}
+
+await waitForServer();
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+const rows: string[] = [];
+try {
+  for (const n of SIZES) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await openModel(page, n);
+    await page.locator('.part-editor .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('[OPCODE]');
+    await page.keyboard.press('Escape');
+    const figures: EditFigure[] = [];
+    for (let i = 0; i < EDITS; i++) {
+      const op = ['RELU', 'ADD', 'CONV_2D'][i % 3]!;
+      // type a line, then undo it: both recolour the graph
+      figures.push(await measureEdit(page, async () => {
+        await page.keyboard.press('Enter');
+        await page.keyboard.type(`${op}=npu`);
+        await page.keyboard.press('Escape');
+      }));
+      figures.push(await measureEdit(page, async () => {
+        await page.keyboard.press('Control+z');
+      }));
+    }
+    const parts = await page.evaluate(() => window.__npuPartition?.parts ?? 0);
+    if (process.env.DEBUG_LONG) console.log(JSON.stringify(await page.evaluate(() => (window as unknown as { __long: unknown }).__long)));
+    rows.push(
+      `| ${n.toLocaleString('en-US')} | ${figures.length} | ${median(figures.map((f) => f.worker)).toFixed(1)} ms (p90 ${p90(figures.map((f) => f.worker)).toFixed(1)}) | ${median(figures.map((f) => f.afterDebounce)).toFixed(0)} ms (p90 ${p90(figures.map((f) => f.afterDebounce)).toFixed(0)}) | ${median(figures.map((f) => f.applied)).toFixed(0)} ms | ${median(figures.map((f) => f.fromKey)).toFixed(0)} ms | ${parts} |`,
+    );
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  stop();
+}
+
+console.log(`## Partition editor in Chromium (load average ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} cores)`);
+console.log('');
+console.log('Budgets (issue 3): worker re-partition under 10 ms at 1,000 operators and 50 ms at 10,000; keystroke to recoloured graph under 100 ms after the 150 ms debounce.');
+console.log('');
+console.log('| operators | edits | worker re-partition (median) | request to recoloured frame (median) | of which round trip to the store | last keystroke to recoloured frame (incl. 150 ms debounce) | parts after the last edit |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) console.log(r);
