@@ -130,6 +130,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const selRef = useRef<Selection<HTMLDivElement, unknown, null, undefined> | null>(null);
   const rafRef = useRef(0);
   const needsFitRef = useRef(true);
+  /** the user moved the view (wheel, drag, keys, centre): a resize then keeps the view as it is */
+  const userMovedRef = useRef(false);
   const overlayRef = useRef<number[]>([]);
   const overlayTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const lastDrawnTransform = useRef<ZoomTransform | null>(null);
@@ -272,6 +274,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const k = Math.max(lo, Math.min(hi, t.k * factor));
     const cx = width / 2, cy = height / 2;
     const wx = (cx - t.x) / t.k, wy = (cy - t.y) / t.k;
+    userMovedRef.current = true;
     applyTransform(zoomIdentity.translate(cx - wx * k, cy - wy * k).scale(k));
   }, [applyTransform]);
 
@@ -291,6 +294,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       if (sx0 >= m && sy0 >= m && sx1 <= width - m && sy1 <= height - m) return;
     }
     const k = t.k < LOD.text ? 1 : t.k;
+    userMovedRef.current = true;
     applyTransform(zoomIdentity.translate(width / 2 - L.x[i] * k, height / 2 - L.y[i] * k).scale(k));
   }, [applyTransform]);
 
@@ -346,6 +350,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const z = d3zoom<HTMLDivElement, unknown>()
       .scaleExtent([0.0005, MAX_SCALE])
       .on('zoom', (ev: D3ZoomEvent<HTMLDivElement, unknown>) => {
+        if (ev.sourceEvent) userMovedRef.current = true;
         transformRef.current = ev.transform;
         requestDraw();
       });
@@ -372,7 +377,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       sizeRef.current = { width, height, dpr };
       canvas.width = Math.max(1, Math.round(width * dpr));
       canvas.height = Math.max(1, Math.round(height * dpr));
-      if (needsFitRef.current && width > 0 && height > 0) {
+      if ((needsFitRef.current || !userMovedRef.current) && width > 0 && height > 0) {
+        // first show, or the pane changed size (a dock opened) before the user moved the view
         needsFitRef.current = false;
         showInitial();
       } else {
@@ -392,6 +398,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     overlayRef.current = [];
     setOverlay([]);
     setFocus(initialFocus(scene.nav, live.current.selected, scene.graph.nodes.map((n) => n.kind)));
+    userMovedRef.current = false;
     if (sizeRef.current.width > 0 && sizeRef.current.height > 0) {
       needsFitRef.current = false;
       showInitial();
