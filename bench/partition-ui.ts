@@ -7,7 +7,7 @@
  * Models: test/support/circle-synthetic.ts `resnetLikeCircle` at 1,000 and 10,000 operators.
  * Run with `npm run bench -- partition-ui` (or `npx tsx bench/partition-ui.ts`).
  */
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -16,8 +16,8 @@ import { resnetLikeCircle } from '../test/support/circle-synthetic';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const PORT = 4396;
-const SIZES = [1000, 10000];
-const EDITS = 8;
+const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [1000, 10000];
+const EDITS = Number(process.env.EDITS) || 8;
 
 if (!existsSync(CHROMIUM)) {
   console.log(`Partition UI bench skipped: no Chromium at ${CHROMIUM}.`);
@@ -129,6 +129,58 @@ async function measureEdit(page: Page, keys: () => Promise<void>): Promise<EditF
   );
 }
 
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  tid: number;
+  pid: number;
+  args?: { name?: string; beginData?: { dirtyObjects?: number; totalObjects?: number; stackTrace?: unknown[] }; elementCount?: number };
+}
+
+/** Chromium trace of `edit` (TRACE=1): the renderer main thread's self time per event name. */
+async function traceEdit(page: Page, edit: () => Promise<void>) {
+  const cdp: CDPSession = await page.context().newCDPSession(page);
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
+  const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReportEvents',
+    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.stack', 'blink.user_timing', 'v8.execute'] },
+  });
+  await edit();
+  await page.waitForTimeout(300);
+  await cdp.send('Tracing.end');
+  await done;
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.name === 'Layout'));
+  if (!main) return console.log('no renderer main thread in the trace');
+  const xs = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const self = new Map<string, number>();
+  const stack: { e: TraceEvent; child: number }[] = [];
+  const close = (until: number) => {
+    while (stack.length && stack[stack.length - 1]!.e.ts + stack[stack.length - 1]!.e.dur! <= until) {
+      const top = stack.pop()!;
+      self.set(top.e.name, (self.get(top.e.name) ?? 0) + top.e.dur! - top.child);
+      if (stack.length) stack[stack.length - 1]!.child += top.e.dur!;
+    }
+  };
+  for (const e of xs) {
+    close(e.ts);
+    stack.push({ e, child: 0 });
+  }
+  close(Infinity);
+  const tasks = xs.filter((e) => e.name === 'RunTask' && e.dur! > 16_000).map((e) => (e.dur! / 1000).toFixed(0));
+  console.log(`trace: main-thread tasks over 16 ms: ${tasks.join(', ')} ms`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`  ${name}: ${(us / 1000).toFixed(1)} ms`);
+  const layouts = xs.filter((e) => e.name === 'Layout');
+  for (const l of layouts.filter((l) => l.dur! > 2000)) {
+    const forced = (l.args?.beginData?.stackTrace?.length ?? 0) > 0;
+    console.log(`  Layout ${(l.dur! / 1000).toFixed(1)} ms: ${l.args?.beginData?.dirtyObjects}/${l.args?.beginData?.totalObjects} objects${forced ? ` (forced: ${JSON.stringify(l.args?.beginData?.stackTrace?.slice(0, 3))})` : ''}`);
+  }
+  await cdp.detach();
+}
+
 await waitForServer();
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
 const rows: string[] = [];
@@ -152,6 +204,20 @@ try {
       figures.push(await measureEdit(page, async () => {
         await page.keyboard.press('Control+z');
       }));
+    }
+    if (process.env.TRACE) {
+      for (const op of ['RELU', 'ADD']) {
+        console.log(`${n} operators, type ${op}=npu:`);
+        await traceEdit(page, async () => void (await measureEdit(page, async () => {
+          await page.keyboard.press('Enter');
+          await page.keyboard.type(`${op}=npu`);
+          await page.keyboard.press('Escape');
+        })));
+        console.log(`${n} operators, undo:`);
+        await traceEdit(page, async () => void (await measureEdit(page, async () => {
+          await page.keyboard.press('Control+z');
+        })));
+      }
     }
     const parts = await page.evaluate(() => window.__npuPartition?.parts ?? 0);
     if (process.env.DEBUG_LONG) console.log(JSON.stringify(await page.evaluate(() => (window as unknown as { __long: unknown }).__long)));

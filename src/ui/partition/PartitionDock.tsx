@@ -2,7 +2,7 @@
  * The bottom dock of a graph tab: the `.part` editor on the left, the partitions it produces on
  * the right (what `.conn.json` will say), a legend, Check and Download. Lazy-loaded with Monaco.
  */
-import { useCallback, useMemo, useRef } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PointerEvent as ReactPointerEvent } from 'react';
 import type { Doc } from '../store';
 import { PartitionEditor } from './PartitionEditor';
@@ -157,55 +157,110 @@ function Names({ names }: { names: string[] }) {
   );
 }
 
-function PartList({ tabId, plan, styles, selected, stale, theme }: { tabId: string; plan: PartitionPlanView; styles: BackendStyle[]; selected: number | null; stale: boolean; theme: 'light' | 'dark' }) {
+/** Every row of the list is this tall (CSS: `.part-list tbody tr`); the list draws only the rows in view. */
+export const PART_ROW_HEIGHT = 24;
+/** rows drawn above and below the visible ones */
+const OVERSCAN = 8;
+
+/**
+ * The partitions in output order. Virtualised: a 10,000-operator model gives thousands of parts,
+ * and laying out a table of all of them cost ~100 ms per edit (9,000 layout objects at 470
+ * parts); only the rows in view (plus a few) are in the DOM, in a fixed-layout table whose
+ * `aria-rowcount` / `aria-rowindex` still tell the whole count. The list is its own scroll
+ * container with layout/paint containment, so an edit never lays out the rest of the page.
+ */
+const PartList = memo(function PartList({ tabId, plan, styles, selected, stale, theme }: { tabId: string; plan: PartitionPlanView; styles: BackendStyle[]; selected: number | null; stale: boolean; theme: 'light' | 'dark' }) {
   const index = useMemo(() => new Map(styles.map((s, i) => [s.backend, i] as const)), [styles]);
-  const LIMIT = 500;
+  const scroller = useRef<HTMLDivElement>(null);
+  const [first, setFirst] = useState(0);
+  const [viewRows, setViewRows] = useState(20);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const ro = new ResizeObserver((entries) => {
+      const h = entries[0]?.contentRect.height ?? 0;
+      setViewRows(Math.max(1, Math.ceil(h / PART_ROW_HEIGHT)));
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (el) setFirst(Math.floor(el.scrollTop / PART_ROW_HEIGHT));
+  }, []);
+  const total = plan.parts.length;
+  const from = Math.max(0, Math.min(first, total - viewRows) - OVERSCAN);
+  const to = Math.min(total, first + viewRows + OVERSCAN);
+  const focusRow = (i: number) => {
+    const el = scroller.current;
+    if (!el || i < 0 || i >= total) return;
+    // keep row i in view (the header is one row tall), then focus it once it is drawn
+    const top = i * PART_ROW_HEIGHT, bottom = top + 2 * PART_ROW_HEIGHT;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (bottom > el.scrollTop + el.clientHeight) el.scrollTop = bottom - el.clientHeight;
+    setFirst(Math.floor(el.scrollTop / PART_ROW_HEIGHT));
+    requestAnimationFrame(() => el.querySelector<HTMLElement>(`tr[data-row="${i}"]`)?.focus({ preventScroll: true }));
+  };
   return (
-    <div className={`part-list${stale ? ' part-list-stale' : ''}`}>
-      <table aria-label="Partitions">
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Backend</th>
-            <th scope="col" className="num">Ops</th>
-            <th scope="col">Inputs</th>
-            <th scope="col">Outputs</th>
-          </tr>
-        </thead>
-        <tbody>
-          {plan.parts.slice(0, LIMIT).map((p, i) => {
-            const st = styles[index.get(p.backend) ?? -1];
-            return (
-              <tr
-                key={p.fileName}
-                aria-selected={selected === i}
-                tabIndex={0}
-                data-part={p.number}
-                onClick={() => selectPart(tabId, i)}
-                onKeyDown={(e) => {
-                  if (e.key === 'Enter' || e.key === ' ') {
-                    e.preventDefault();
-                    selectPart(tabId, i);
-                  }
-                }}
-                style={{ borderLeftColor: partOutline(i, theme) }}
-              >
-                <td className="mono part-file-cell" title={p.fileName}>{p.fileName}</td>
-                <td>
-                  {st && <Chip style={st} />} <span className="mono">{p.backend}</span>
-                </td>
-                <td className="num">{p.operators.length}</td>
-                <td><Names names={p.inputs} /></td>
-                <td><Names names={p.outputs} /></td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {plan.parts.length > LIMIT && <p className="muted pad">… {plan.parts.length - LIMIT} more parts (all of them are in the download)</p>}
+    <div ref={scroller} className={`part-list${stale ? ' part-list-stale' : ''}`} onScroll={onScroll}>
+      <div className="part-list-sizer" style={{ height: (total + 1) * PART_ROW_HEIGHT, paddingTop: from * PART_ROW_HEIGHT }}>
+        <table aria-label="Partitions" aria-rowcount={total + 1}>
+          <colgroup>
+            <col className="part-col-file" />
+            <col className="part-col-backend" />
+            <col className="part-col-ops" />
+            <col />
+            <col />
+          </colgroup>
+          <thead>
+            <tr aria-rowindex={1}>
+              <th scope="col">File</th>
+              <th scope="col">Backend</th>
+              <th scope="col" className="num">Ops</th>
+              <th scope="col">Inputs</th>
+              <th scope="col">Outputs</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.parts.slice(from, to).map((p, k) => {
+              const i = from + k;
+              const st = styles[index.get(p.backend) ?? -1];
+              return (
+                <tr
+                  key={p.fileName}
+                  aria-rowindex={i + 2}
+                  aria-selected={selected === i}
+                  tabIndex={0}
+                  data-part={p.number}
+                  data-row={i}
+                  onClick={() => selectPart(tabId, i)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' || e.key === ' ') {
+                      e.preventDefault();
+                      selectPart(tabId, i);
+                    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                      e.preventDefault();
+                      focusRow(i + (e.key === 'ArrowDown' ? 1 : -1));
+                    }
+                  }}
+                  style={{ borderLeftColor: partOutline(i, theme) }}
+                >
+                  <td className="mono part-file-cell" title={p.fileName}><span dir="ltr">{p.fileName}</span></td>
+                  <td>
+                    {st && <Chip style={st} />} <span className="mono">{p.backend}</span>
+                  </td>
+                  <td className="num">{p.operators.length}</td>
+                  <td><Names names={p.inputs} /></td>
+                  <td><Names names={p.outputs} /></td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
-}
+});
 
 function fmtDiff(v: number) {
   if (!Number.isFinite(v)) return '∞';
