@@ -34,27 +34,31 @@ export interface GraphForView {
   layoutInput: LayoutInput;
 }
 
-/** One part of a partition, as `.conn.json` lists it (plus its operators for the view). */
-export interface PartView {
-  /** `00001`, ... */
-  number: string;
-  /** `NAME.00001_cpu.circle` */
-  fileName: string;
-  backend: string;
-  /** source operator indices of subgraph 0, ascending */
-  operators: Int32Array;
-  inputs: string[];
-  outputs: string[];
-}
-
+/**
+ * A partition as the UI draws it. Columnar: a 10,000-operator model can give thousands of parts,
+ * and one object (with its own arrays) per part cost tens of ms to clone across the worker
+ * boundary per edit; typed arrays are transferred instead. Part `i` (output order) is
+ * `fileNames[i]` on `backends[partBackend[i]]`, with `partOperatorCount[i]` operators, inputs
+ * `partInputs[partInputStart[i] .. partInputStart[i + 1])` and outputs likewise (indices into
+ * `tensorNames`, in `.conn.json` order). `ui/partition/plan.ts` reads it.
+ */
 export interface PartitionPlanView {
   backends: string[];
   defaultBackend: string;
   comply: 'opcode' | 'opname';
-  parts: PartView[];
+  /** `NAME.00001_cpu.circle`, ... in output order */
+  fileNames: string[];
+  partBackend: Int32Array;
+  partOperatorCount: Int32Array;
+  partInputStart: Int32Array;
+  partInputs: Int32Array;
+  partOutputStart: Int32Array;
+  partOutputs: Int32Array;
+  /** the tensor names parts read or write (each once) */
+  tensorNames: string[];
   /** per source operator (subgraph 0): index into `backends` */
   operatorBackend: Int32Array;
-  /** per source operator: index into `parts` */
+  /** per source operator: index into the parts */
   operatorPart: Int32Array;
   warnings: string[];
   /** `NAME.conn.json` */

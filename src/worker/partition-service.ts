@@ -30,20 +30,62 @@ interface State {
   plan: PartitionPlan | null;
 }
 
-function planView(plan: PartitionPlan, parsed: ParsedPart): PartitionPlanView {
+/** The plan in the columnar form the UI reads (see `PartitionPlanView`), and the buffers to transfer. */
+function planView(plan: PartitionPlan, parsed: ParsedPart): { view: PartitionPlanView; transfer: ArrayBuffer[] } {
   const backendIndex = new Map(plan.backends.map((b, i) => [b, i] as const));
   const operatorBackend = new Int32Array(plan.operatorBackend.length);
   for (let i = 0; i < operatorBackend.length; i++) operatorBackend[i] = backendIndex.get(plan.operatorBackend[i]!) ?? -1;
-  return {
+  const P = plan.parts.length;
+  const fileNames = new Array<string>(P);
+  const partBackend = new Int32Array(P);
+  const partOperatorCount = new Int32Array(P);
+  const partInputStart = new Int32Array(P + 1);
+  const partOutputStart = new Int32Array(P + 1);
+  let ni = 0, no = 0;
+  for (let i = 0; i < P; i++) {
+    const p = plan.parts[i]!;
+    ni += p.inputTensors.length;
+    no += p.outputTensors.length;
+    partInputStart[i + 1] = ni;
+    partOutputStart[i + 1] = no;
+  }
+  const partInputs = new Int32Array(ni);
+  const partOutputs = new Int32Array(no);
+  const tensorNames: string[] = [];
+  const compact = new Map<number, number>();
+  const nameIndex = (t: number, name: string) => {
+    let k = compact.get(t);
+    if (k === undefined) {
+      k = tensorNames.length;
+      tensorNames.push(name);
+      compact.set(t, k);
+    }
+    return k;
+  };
+  for (let i = 0; i < P; i++) {
+    const p = plan.parts[i]!;
+    fileNames[i] = p.fileName;
+    partBackend[i] = backendIndex.get(p.backend) ?? -1;
+    partOperatorCount[i] = p.operators.length;
+    let k = partInputStart[i]!;
+    for (let j = 0; j < p.inputTensors.length; j++) partInputs[k++] = nameIndex(p.inputTensors[j]!, p.inputs[j]!);
+    k = partOutputStart[i]!;
+    for (let j = 0; j < p.outputTensors.length; j++) partOutputs[k++] = nameIndex(p.outputTensors[j]!, p.outputs[j]!);
+  }
+  // a copy: the worker keeps its plan (hover, download, check) and the copy is transferred
+  const operatorPart = plan.operatorPart.slice();
+  const view: PartitionPlanView = {
     backends: plan.backends,
     defaultBackend: plan.defaultBackend,
     comply: parsed.table?.comply ?? 'opcode',
-    parts: plan.parts.map((p) => ({ number: p.number, fileName: p.fileName, backend: p.backend, operators: Int32Array.from(p.operators), inputs: p.inputs, outputs: p.outputs })),
+    fileNames, partBackend, partOperatorCount, partInputStart, partInputs, partOutputStart, partOutputs, tensorNames,
     operatorBackend,
-    operatorPart: plan.operatorPart,
+    operatorPart,
     warnings: plan.warnings,
     connFile: connFileName(plan.sourceFile, 'json'),
   };
+  const transfer = [operatorBackend, operatorPart, partBackend, partOperatorCount, partInputStart, partInputs, partOutputStart, partOutputs].map((a) => a.buffer as ArrayBuffer);
+  return { view, transfer };
 }
 
 export function createPartitionService(source: (docId: string) => PartitionSource): { api: PartitionApi; forget(docId: string): void } {
@@ -78,8 +120,10 @@ export function createPartitionService(source: (docId: string) => PartitionSourc
       const t0 = performance.now();
       s.text = null; // always re-run: the figure is the real work
       const { parsed, plan } = update(s, text);
-      const view = plan ? planView(plan, parsed) : null;
-      return { diagnostics: parsed.diagnostics, plan: view, ms: performance.now() - t0 };
+      const pv = plan ? planView(plan, parsed) : null;
+      const result: PartitionTextResult = { diagnostics: parsed.diagnostics, plan: pv?.view ?? null, ms: performance.now() - t0 };
+      // per-operator and per-part arrays move, they are not copied
+      return pv ? Comlink.transfer(result, pv.transfer) : result;
     },
     async partitionHover(docId, text, line, column) {
       const s = state(docId);

@@ -12,6 +12,7 @@ import {
   type CheckState, type PartitionTab,
 } from './state';
 import type { PartitionPlanView } from '../../worker/api';
+import { partBackend, partCount, partInputs, partNumber, partOutputs } from './plan';
 import './partition.css';
 
 export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
@@ -107,10 +108,10 @@ function Status({ tab, errors, warnings }: { tab: PartitionTab; errors: number; 
     text = tab.error;
     cls = 'bad';
   } else if (tab.stale) {
-    text = `${errors} error${errors === 1 ? '' : 's'} · last good: ${plan ? `${plan.parts.length} parts` : 'none'}`;
+    text = `${errors} error${errors === 1 ? '' : 's'} · last good: ${plan ? `${partCount(plan)} parts` : 'none'}`;
     cls = 'bad';
   } else if (plan) {
-    text = `${plan.parts.length} part${plan.parts.length === 1 ? '' : 's'} · ${tab.ms.toFixed(1)} ms${warnings ? ` · ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
+    text = `${partCount(plan)} part${partCount(plan) === 1 ? '' : 's'} · ${tab.ms.toFixed(1)} ms${warnings ? ` · ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
     if (warnings) cls = 'warn';
   } else text = 'partitioning…';
   return (
@@ -170,7 +171,6 @@ const OVERSCAN = 8;
  * container with layout/paint containment, so an edit never lays out the rest of the page.
  */
 const PartList = memo(function PartList({ tabId, plan, styles, selected, stale, theme }: { tabId: string; plan: PartitionPlanView; styles: BackendStyle[]; selected: number | null; stale: boolean; theme: 'light' | 'dark' }) {
-  const index = useMemo(() => new Map(styles.map((s, i) => [s.backend, i] as const)), [styles]);
   const scroller = useRef<HTMLDivElement>(null);
   const [first, setFirst] = useState(0);
   const [viewRows, setViewRows] = useState(20);
@@ -188,7 +188,7 @@ const PartList = memo(function PartList({ tabId, plan, styles, selected, stale, 
     const el = scroller.current;
     if (el) setFirst(Math.floor(el.scrollTop / PART_ROW_HEIGHT));
   }, []);
-  const total = plan.parts.length;
+  const total = partCount(plan);
   const from = Math.max(0, Math.min(first, total - viewRows) - OVERSCAN);
   const to = Math.min(total, first + viewRows + OVERSCAN);
   const focusRow = (i: number) => {
@@ -222,16 +222,18 @@ const PartList = memo(function PartList({ tabId, plan, styles, selected, stale, 
             </tr>
           </thead>
           <tbody>
-            {plan.parts.slice(from, to).map((p, k) => {
+            {Array.from({ length: Math.max(0, to - from) }, (_, k) => {
               const i = from + k;
-              const st = styles[index.get(p.backend) ?? -1];
+              const fileName = plan.fileNames[i]!;
+              const backend = partBackend(plan, i);
+              const st = styles[plan.partBackend[i] ?? -1];
               return (
                 <tr
-                  key={p.fileName}
+                  key={fileName}
                   aria-rowindex={i + 2}
                   aria-selected={selected === i}
                   tabIndex={0}
-                  data-part={p.number}
+                  data-part={partNumber(i)}
                   data-row={i}
                   onClick={() => selectPart(tabId, i)}
                   onKeyDown={(e) => {
@@ -245,13 +247,13 @@ const PartList = memo(function PartList({ tabId, plan, styles, selected, stale, 
                   }}
                   style={{ borderLeftColor: partOutline(i, theme) }}
                 >
-                  <td className="mono part-file-cell" title={p.fileName}><span dir="ltr">{p.fileName}</span></td>
+                  <td className="mono part-file-cell" title={fileName}><span dir="ltr">{fileName}</span></td>
                   <td>
-                    {st && <Chip style={st} />} <span className="mono">{p.backend}</span>
+                    {st && <Chip style={st} />} <span className="mono">{backend}</span>
                   </td>
-                  <td className="num">{p.operators.length}</td>
-                  <td><Names names={p.inputs} /></td>
-                  <td><Names names={p.outputs} /></td>
+                  <td className="num">{plan.partOperatorCount[i]}</td>
+                  <td><Names names={partInputs(plan, i)} /></td>
+                  <td><Names names={partOutputs(plan, i)} /></td>
                 </tr>
               );
             })}

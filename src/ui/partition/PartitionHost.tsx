@@ -111,7 +111,7 @@ export function AssignBar({ doc }: { doc: Doc }) {
   const node = doc.selected !== null ? graph?.nodes[doc.selected] : undefined;
   if (!plan || !node || node.kind !== 'op') return null;
   const backend = plan.backends[plan.operatorBackend[node.index] ?? -1];
-  const part = plan.parts[plan.operatorPart[node.index] ?? -1];
+  const part = plan.fileNames[plan.operatorPart[node.index] ?? -1];
   const opcode = vocab?.operatorOpcodes[node.index];
   const opcodeCount = opcode ? (vocab?.opcodes.find((o) => o.name === opcode)?.count ?? 0) : 0;
   const byName = plan.comply === 'opname';
@@ -119,7 +119,7 @@ export function AssignBar({ doc }: { doc: Doc }) {
     <div className="assign-bar" role="group" aria-label="Assign the selected node">
       <div className="assign-what">
         <b>{node.type}</b> <span className="mono">{node.name}</span>
-        <span className="muted"> → {backend ?? '?'}{part ? ` · ${part.fileName}` : ''}</span>
+        <span className="muted"> → {backend ?? '?'}{part ? ` · ${part}` : ''}</span>
       </div>
       <div className="assign-row">
         <span className="muted assign-label" title={byName ? '' : '[OPNAME] lines take effect with comply=opname'}>

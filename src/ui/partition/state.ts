@@ -10,6 +10,7 @@ import { useStudio, pushAlert, type Doc } from '../store';
 import { workers } from '../actions';
 import { flushDrafts, loadDraft, saveDraftSoon, type PartDraft } from './drafts';
 import { applyEdit, NEW_PARTITION, setKeyEdit, type TextEdit } from './edits';
+import { partCount } from './plan';
 
 export const DEBOUNCE_MS = 150;
 
@@ -259,7 +260,7 @@ export async function run(tabId: string) {
       pending: timers.has(tabId),
       error: null,
       ms: r.ms,
-      selectedPart: r.plan && cur.selectedPart !== null && cur.selectedPart >= r.plan.parts.length ? null : cur.selectedPart,
+      selectedPart: r.plan && cur.selectedPart !== null && cur.selectedPart >= partCount(r.plan) ? null : cur.selectedPart,
       updates: cur.updates + 1,
     }));
     const now = usePartition.getState().tabs[tabId];
@@ -268,7 +269,7 @@ export async function run(tabId: string) {
       requestAt,
       appliedAt: performance.now(),
       workerMs: r.ms,
-      parts: now?.plan?.parts.length ?? 0,
+      parts: now?.plan ? partCount(now.plan) : 0,
       stale: now?.stale ?? false,
     };
   } catch (e) {
