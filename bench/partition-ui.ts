@@ -164,8 +164,12 @@ async function traceEdit(page: Page, edit: () => Promise<void>) {
     transferMode: 'ReportEvents',
     traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.stack', 'blink.user_timing', 'v8.execute'] },
   });
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
   await edit();
   await page.waitForTimeout(300);
+  const { profile } = await cdp.send('Profiler.stop');
   await cdp.send('Tracing.end');
   await done;
   const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.name === 'Layout'));
@@ -193,6 +197,18 @@ async function traceEdit(page: Page, edit: () => Promise<void>) {
     const forced = (l.args?.beginData?.stackTrace?.length ?? 0) > 0;
     console.log(`  Layout ${(l.dur! / 1000).toFixed(1)} ms: ${l.args?.beginData?.dirtyObjects}/${l.args?.beginData?.totalObjects} objects${forced ? ` (forced: ${JSON.stringify(l.args?.beginData?.stackTrace?.slice(0, 3))})` : ''}`);
   }
+  // JavaScript self time per function (sampling profiler)
+  const byId = new Map(profile.nodes.map((n) => [n.id, n] as const));
+  const jsSelf = new Map<string, number>();
+  const deltas = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((id, k) => {
+    const f = byId.get(id)!.callFrame;
+    if (f.functionName === '(idle)' || f.functionName === '(program)') return;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+    jsSelf.set(key, (jsSelf.get(key) ?? 0) + (deltas[k + 1] ?? 0));
+  });
+  console.log('  JS self time:');
+  for (const [name, us] of [...jsSelf].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`    ${name}: ${(us / 1000).toFixed(1)} ms`);
   await cdp.detach();
 }
 

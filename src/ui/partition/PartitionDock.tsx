@@ -4,6 +4,7 @@
  */
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { PointerEvent as ReactPointerEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { Doc } from '../store';
 import { PartitionEditor } from './PartitionEditor';
 import { backendStyles, partOutline, type BackendStyle } from './colors';
@@ -15,8 +16,20 @@ import type { PartitionPlanView } from '../../worker/api';
 import { partBackend, partCount, partInputs, partNumber, partOutputs } from './plan';
 import './partition.css';
 
+/** What the dock shows of a tab: everything but the text, so a keystroke does not re-render the dock. */
+type DockTab = Pick<PartitionTab, 'partName' | 'diagnostics' | 'plan' | 'stale' | 'error' | 'ms' | 'selectedPart' | 'check' | 'downloading' | 'draft'> & {
+  /** the check ran on the text on screen */
+  checkCurrent: boolean;
+};
+
+function dockTab(t: PartitionTab | undefined): DockTab | null {
+  if (!t) return null;
+  const { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft } = t;
+  return { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft, checkCurrent: !!check && check.text === t.text };
+}
+
 export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
-  const tab = usePartition((s) => s.tabs[doc.id]);
+  const tab = usePartition(useShallow((s) => dockTab(s.tabs[doc.id])));
   const height = usePartition((s) => s.height);
   const dockRef = useRef<HTMLElement>(null);
 
@@ -88,7 +101,7 @@ export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light'
         </div>
         <div className="part-side">
           {plan ? <PartList tabId={doc.id} plan={plan} styles={styles} selected={tab.selectedPart} stale={tab.stale} theme={theme} /> : <p className="muted pad">{tab.error ?? 'Fix the errors to see the partitions.'}</p>}
-          {tab.check && <CheckResult check={tab.check} current={tab.text === tab.check.text} />}
+          {tab.check && <CheckResult check={tab.check} current={tab.checkCurrent} />}
           {plan && plan.warnings.length > 0 && (
             <ul className="part-warnings">
               {plan.warnings.map((w, i) => <li key={i}>{w}</li>)}
@@ -100,7 +113,7 @@ export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light'
   );
 }
 
-function Status({ tab, errors, warnings }: { tab: PartitionTab; errors: number; warnings: number }) {
+function Status({ tab, errors, warnings }: { tab: DockTab; errors: number; warnings: number }) {
   const plan = tab.plan;
   let text: string;
   let cls = 'ok';
