@@ -1,0 +1,139 @@
+import { test, expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dropFiles, screenshotPath } from './support/studio';
+
+const SYSTRACE = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'systrace', 'upstream');
+const TRACE = 'omr1.trace.txt';
+
+/** Cell text of run `run` (0-based) of an AOSP all-phases table print, by row label and column index. */
+function expectedCell(text: string, run: number, row: string, column: number): string {
+  const tables = text.split(/^B\|/m).filter((t) => t.trim());
+  const line = tables[run]!.split('\n').find((l) => l.startsWith(row))!;
+  return line.slice(row.length).trim().split(/\s+/)[column]!;
+}
+
+async function openOmr1(page: Page) {
+  await page.goto('/?sample=none');
+  await dropFiles(page, [{ name: TRACE, bytes: readFileSync(join(SYSTRACE, 'inputs', TRACE)) }]);
+  await expect(page.getByRole('table', { name: /NNAPI timing summary/ })).toBeVisible();
+}
+
+test.describe('profile view of a systrace capture', () => {
+  test.use({ viewport: { width: 1440, height: 1100 } });
+
+  test('drop omr1: counts, table cells as AOSP prints them, toggles, hover, highlight', async ({ page }) => {
+    const expected = readFileSync(join(SYSTRACE, 'expected', 'omr1.txt'), 'utf8');
+    await openOmr1(page);
+
+    const status = page.getByRole('status');
+    await expect(status).toContainText('12200 marks · 5 runs');
+    await expect(status).toContainText(TRACE);
+
+    // run selector: five complete runs
+    const runSelect = page.getByRole('combobox', { name: 'Run', exact: true });
+    await expect(runSelect.locator('option')).toHaveCount(5);
+    await expect(runSelect.locator('option').first()).toContainText('mobilenet_quantized');
+
+    // table: Driver / Ex. total (column 6) of run 1 as in the golden
+    const table = page.getByRole('table', { name: /NNAPI timing summary \(self-times/ });
+    const driverEx = expectedCell(expected, 0, 'Driver', 6);
+    expect(driverEx).toBe('20.73');
+    const cell = (layer: string, column: string) => table.locator(`td[data-layer="${layer}"][data-column="${column}"]`);
+    await expect(cell('LD', 'PE')).toHaveText(driverEx);
+    await expect(cell('LI', 'PO')).toHaveText(expectedCell(expected, 0, 'IPC', 8));
+    await expect(cell('LA', 'PI')).toHaveText('n/a');
+    await expect(cell('LR', 'PI')).toHaveText('-');
+    await expect(cell('LT', 'PO')).toHaveText(expectedCell(expected, 0, 'Total', 8)); // starred: 737.80*
+    await expect(table.getByRole('rowheader')).toHaveText(['Application', 'Runtime', 'IPC', 'Driver', 'Total']);
+    await expect(page.getByText('* This total ignores missing (n/a) values and thus is not necessarily consistent with the rest of the numbers')).toBeVisible();
+
+    // another run through the selector: run 2's Driver / Compilation
+    await runSelect.selectOption({ index: 1 });
+    await expect(cell('LD', 'PC')).toHaveText(expectedCell(expected, 1, 'Driver', 2));
+    await runSelect.selectOption({ index: 0 });
+    await page.screenshot({ path: screenshotPath('profile-opened'), fullPage: true });
+
+    // total times: heading and a value change (Application Ex. total is its full benchmark time)
+    const selfApp = await cell('LA', 'PE').textContent();
+    await page.getByLabel('Total times').check();
+    const totalTable = page.getByRole('table', { name: /NNAPI timing summary \(total time/ });
+    await expect(totalTable).toBeVisible();
+    const totalApp = totalTable.locator('td[data-layer="LA"][data-column="PE"]');
+    await expect(totalApp).not.toHaveText(selfApp!);
+    expect(Number(await totalApp.textContent())).toBeGreaterThan(Number(selfApp));
+    await page.getByLabel('Total times').uncheck();
+
+    // per execution: five columns with the percentage
+    await page.getByLabel('Per execution').check();
+    await expect(page.getByRole('columnheader', { name: 'Percentage' })).toBeVisible();
+    await expect(table.locator('td[data-layer="LT"][data-column="PEp"]')).toHaveText('100%');
+    await page.getByLabel('Per execution').uncheck();
+
+    // hover a timeline bar: the application's top-level mark spans the run, so the middle of lane 1 hits it
+    const canvas = page.getByTestId('timeline-canvas');
+    let box = (await canvas.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + 22 + 5 + 9);
+    const tip = page.getByTestId('timeline-tooltip');
+    await expect(tip).toBeVisible();
+    await expect(tip).toContainText('mobilenet_quantized');
+    await expect(tip).toContainText('Application · Overall');
+    await expect(tip).toContainText('Elapsed737.796 ms');
+    await expect(tip).toContainText('Line8051');
+    await page.screenshot({ path: screenshotPath('profile-hover') });
+
+    // click a cell: its contributing marks are highlighted and listed
+    await cell('LD', 'PE').getByRole('button').click();
+    await expect(page.getByTestId('highlight-info')).toHaveText('2 marks highlighted for Driver · Ex. total');
+    await expect(page.getByRole('complementary', { name: 'Selection details' })).toContainText('2 contributing marks');
+    await page.waitForTimeout(400); // zoom transition
+    await page.screenshot({ path: screenshotPath('profile-highlight'), fullPage: true });
+
+    // click a bar: details of the mark
+    await page.mouse.click(box.x + box.width * 0.5, box.y + 22 + 5 + 9);
+    await expect(page.getByRole('complementary', { name: 'Selection details' })).toContainText('Line');
+
+    // diagnostics: no runtime trace, dropped marks with the explanation
+    await expect(page.getByRole('list', { name: 'Diagnostics' })).toContainText('No NNAPI Runtime trace present');
+    await expect(page.getByText(/drops these marks silently/)).toBeVisible();
+    await expect(page.getByText('46 on untracked threads')).toBeVisible();
+
+    // copy as text gives the AOSP print of the table
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy as text' }).click();
+    await expect(page.getByText('Copied the table as AOSP prints it')).toBeVisible();
+    const clip = await page.evaluate(() => navigator.clipboard.readText());
+    expect(clip).toContain('NNAPI timing summary (self-times, ms wall-clock)');
+    expect(clip).toContain(expected.split('\n').find((l) => l.startsWith('Driver'))!);
+
+    // wheel zoom and drag pan redraw the canvas
+    const before = await page.evaluate(() => window.__npuTimelineStats?.framesDrawn ?? 0);
+    box = (await canvas.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 40);
+    await page.mouse.wheel(0, -400);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.5, box.y + 40, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(() => page.evaluate(() => window.__npuTimelineStats?.framesDrawn ?? 0)).toBeGreaterThan(before);
+
+    // dark theme
+    await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    await page.screenshot({ path: screenshotPath('profile-dark'), fullPage: true });
+  });
+
+  test('incomplete capture: the run without a table still shows its timeline and the diagnostic', async ({ page }) => {
+    const name = 'omr1_incomplete.trace.txt';
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name, bytes: readFileSync(join(SYSTRACE, 'inputs', name)) }]);
+    const runSelect = page.getByRole('combobox', { name: 'Run', exact: true });
+    await expect(runSelect.locator('option')).toHaveCount(21);
+    await runSelect.selectOption({ index: 20 });
+    await expect(page.locator('.pv-status')).toHaveText('incomplete');
+    await expect(page.getByText(/AOSP prints no table for this run/)).toBeVisible();
+    await expect(page.getByTestId('timeline-canvas')).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Diagnostics' })).toContainText('Incomplete trace, not able to print all statistics');
+    await page.screenshot({ path: screenshotPath('profile-incomplete'), fullPage: true });
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * Timeline of one run: every tracked thread's marks as nested bars on a canvas, coloured by
+ * layer, app and driver processes in labelled groups. d3 scales and d3-zoom drive the time axis
+ * (wheel zooms, drag pans, double-click fits); the axis, the lane labels and the tooltip are DOM.
+ * Drawing happens at most once per animation frame; `window.__npuTimelineStats` counts frames.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { scaleLinear, select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
+import type { TimelineMark, TimelineThread } from '../../core/systrace/model';
+import { LAYER_NAMES, PHASE_NAMES } from '../../core/systrace/model';
+import { formatUs, tickLabel } from './format';
+import { timelinePalette, type Theme } from './palette';
+import { extentOf, GROUP_HEAD, hitTest, layoutTimeline, type TimelineLayout } from './timeline-model';
+import { TimelineRenderer } from './timeline-render';
+
+declare global {
+  interface Window {
+    __npuTimelineStats?: { framesDrawn: number; lastFrameMs: number; rects: number; labels: number; marks: number };
+  }
+}
+
+export interface TimelineProps {
+  threads: TimelineThread[];
+  theme: Theme;
+  /** ids of the marks to highlight (a table cell's contributors); null for none */
+  highlight: readonly number[] | null;
+  selectedId: number | null;
+  onSelect: (mark: TimelineMark | null) => void;
+  /** accessible description of the run shown */
+  label: string;
+}
+
+const GUTTER = 188;
+const AXIS_H = 26;
+const MIN_VISIBLE_US = 5;
+
+export function layerPhaseText(m: TimelineMark): string {
+  const layer = LAYER_NAMES[m.layer] ?? m.layer;
+  const phase = PHASE_NAMES[m.effectivePhase] ?? m.effectivePhase;
+  const written = m.phase !== m.effectivePhase ? ` (written ${PHASE_NAMES[m.phase] ?? m.phase})` : '';
+  return `${layer} · ${phase}${written}`;
+}
+
+export function Timeline({ threads, theme, highlight, selectedId, onSelect, label }: TimelineProps) {
+  const layout: TimelineLayout = useMemo(() => layoutTimeline(threads), [threads]);
+  const hostRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const axisRef = useRef<SVGSVGElement>(null);
+  const renderer = useRef(new TimelineRenderer());
+  const transform = useRef<ZoomTransform>(zoomIdentity);
+  const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null);
+  const [width, setWidth] = useState(800);
+  const [hover, setHover] = useState<{ mark: number; x: number; y: number } | null>(null);
+  const [visible, setVisible] = useState<[number, number]>([0, layout.spanUs]);
+  const frame = useRef(0);
+  const palette = timelinePalette(theme);
+
+  const highlightFlags = useMemo(() => {
+    if (!highlight) return null;
+    const f = new Uint8Array(layout.marks.length);
+    for (const id of highlight) {
+      const i = layout.byId.get(id);
+      if (i !== undefined) f[i] = 1;
+    }
+    return f;
+  }, [highlight, layout]);
+  const selectedIndex = selectedId === null ? null : (layout.byId.get(selectedId) ?? null);
+
+  // everything the draw needs, read through a ref so that draws never wait for React
+  const live = useRef({ layout, width, palette, highlightFlags, selectedIndex, hovered: null as number | null });
+  live.current = { layout, width, palette, highlightFlags, selectedIndex, hovered: hover?.mark ?? null };
+
+  const baseScale = useCallback(() => scaleLinear().domain([0, live.current.layout.spanUs]).range([0, live.current.width]), []);
+
+  const drawNow = useCallback(() => {
+    frame.current = 0;
+    const canvas = canvasRef.current;
+    const ctx = canvas?.getContext('2d', { alpha: false });
+    if (!canvas || !ctx) return;
+    const start = performance.now();
+    const { layout: lay, width: w, palette: pal } = live.current;
+    const x = transform.current.rescaleX(baseScale());
+    const [t0, t1] = x.domain() as [number, number];
+    const ticks = x.ticks(Math.max(2, Math.floor(w / 110)));
+    const dpr = window.devicePixelRatio || 1;
+    const h = lay.height;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+      canvas.style.width = `${w}px`;
+      canvas.style.height = `${h}px`;
+    }
+    const stats = renderer.current.draw(ctx, lay, { t0, t1, width: w, height: h, dpr }, pal, {
+      highlight: live.current.highlightFlags,
+      selected: live.current.selectedIndex,
+      hovered: live.current.hovered,
+    }, ticks);
+    // axis (DOM): ticks relative to the run start
+    const axis = axisRef.current;
+    if (axis) {
+      const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : t1 - t0;
+      const g = select(axis).selectAll<SVGGElement, number>('g.tick').data(ticks, (d) => d);
+      g.exit().remove();
+      const enter = g.enter().append('g').attr('class', 'tick');
+      enter.append('line').attr('y1', AXIS_H - 6).attr('y2', AXIS_H);
+      enter.append('text').attr('y', AXIS_H - 10).attr('x', 3);
+      const all = enter.merge(g);
+      all.attr('transform', (d) => `translate(${Math.round(x(d)) + 0.5},0)`);
+      all.select('text').text((d) => tickLabel(d, step));
+    }
+    const ms = performance.now() - start;
+    const s = (window.__npuTimelineStats ??= { framesDrawn: 0, lastFrameMs: 0, rects: 0, labels: 0, marks: 0 });
+    s.framesDrawn++;
+    s.lastFrameMs = ms;
+    s.rects = stats.rects;
+    s.labels = stats.labels;
+    s.marks = lay.markCount;
+  }, [baseScale]);
+
+  const requestDraw = useCallback(() => {
+    if (!frame.current) frame.current = requestAnimationFrame(drawNow);
+  }, [drawNow]);
+
+  // size
+  useEffect(() => {
+    const host = hostRef.current;
+    if (!host) return;
+    const ro = new ResizeObserver(() => setWidth(Math.max(200, host.clientWidth - GUTTER)));
+    ro.observe(host);
+    return () => ro.disconnect();
+  }, []);
+
+  // zoom behaviour (wheel zooms time, drag pans, no y movement)
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const sel: Selection<HTMLCanvasElement, unknown, null, undefined> = select(canvas);
+    const z = d3zoom<HTMLCanvasElement, unknown>()
+      .clickDistance(4)
+      .filter((event: Event) => {
+        const e = event as MouseEvent;
+        return (!e.ctrlKey || e.type === 'wheel') && !e.button;
+      })
+      .on('zoom', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
+        transform.current = event.transform;
+        const d = event.transform.rescaleX(baseScale()).domain() as [number, number];
+        setVisible(d);
+        requestDraw();
+      });
+    zoomRef.current = z;
+    sel.call(z).on('dblclick.zoom', null);
+    return () => {
+      sel.on('.zoom', null);
+      zoomRef.current = null;
+    };
+  }, [baseScale, requestDraw]);
+
+  // constrain to the run whenever the size or the run changes, keeping the visible range
+  const setRange = useCallback(
+    (a: number, b: number, animate: boolean) => {
+      const z = zoomRef.current;
+      const canvas = canvasRef.current;
+      if (!z || !canvas) return;
+      const w = live.current.width;
+      const span = live.current.layout.spanUs;
+      z.extent([
+        [0, 0],
+        [w, 1],
+      ])
+        .translateExtent([
+          [0, 0],
+          [w, 1],
+        ])
+        .scaleExtent([1, Math.max(1, span / MIN_VISIBLE_US)]);
+      const lo = Math.max(0, a);
+      const hi = Math.min(span, Math.max(b, lo + MIN_VISIBLE_US));
+      const k = span / (hi - lo);
+      const t = zoomIdentity.translate((-lo * w * k) / span, 0).scale(k);
+      const sel = select(canvas);
+      if (animate) sel.transition().duration(280).call(z.transform, t);
+      else sel.call(z.transform, t);
+    },
+    [],
+  );
+
+  const fitAll = useCallback((animate: boolean) => setRange(0, live.current.layout.spanUs, animate), [setRange]);
+
+  // a new run: fit it
+  useEffect(() => {
+    fitAll(false);
+    setHover(null);
+  }, [layout, fitAll]);
+
+  // a resize: keep the visible range
+  const prevWidth = useRef(width);
+  useEffect(() => {
+    if (prevWidth.current !== width) {
+      prevWidth.current = width;
+      const [a, b] = visible;
+      setRange(a, b, false);
+    }
+    requestDraw();
+  }, [width]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // a highlighted set: zoom to fit it
+  useEffect(() => {
+    if (!highlight || highlight.length === 0) return;
+    const ext = extentOf(layout, highlight);
+    if (!ext) return;
+    const pad = Math.max((ext[1] - ext[0]) * 0.06, MIN_VISIBLE_US);
+    setRange(ext[0] - pad, ext[1] + pad, true);
+  }, [highlight, layout, setRange]);
+
+  // any state change: redraw
+  useEffect(() => {
+    requestDraw();
+  }, [theme, highlightFlags, selectedIndex, hover, layout, requestDraw]);
+
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+
+  const markAt = (clientX: number, clientY: number): number | null => {
+    const canvas = canvasRef.current;
+    if (!canvas) return null;
+    const r = canvas.getBoundingClientRect();
+    const px = clientX - r.left;
+    const py = clientY - r.top;
+    const x = transform.current.rescaleX(baseScale());
+    const t = x.invert(px);
+    const slack = x.invert(px + 3) - t;
+    return hitTest(layout, py, t, slack);
+  };
+
+  const onMove = (e: React.PointerEvent<HTMLCanvasElement>) => {
+    if (e.buttons) {
+      if (hover) setHover(null);
+      return;
+    }
+    const m = markAt(e.clientX, e.clientY);
+    const host = hostRef.current!.getBoundingClientRect();
+    if (m === null) {
+      if (hover) setHover(null);
+    } else setHover({ mark: m, x: e.clientX - host.left, y: e.clientY - host.top });
+  };
+
+  const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
+    const m = markAt(e.clientX, e.clientY);
+    onSelect(m === null ? null : layout.marks[m]!);
+  };
+
+  const onKey = (e: React.KeyboardEvent<HTMLCanvasElement>) => {
+    const z = zoomRef.current;
+    const canvas = canvasRef.current;
+    if (!z || !canvas) return;
+    const sel = select(canvas);
+    const w = live.current.width;
+    let handled = true;
+    if (e.key === '+' || e.key === '=' || e.key === 'w') z.scaleBy(sel, 1.5, [w / 2, 0]);
+    else if (e.key === '-' || e.key === 's') z.scaleBy(sel, 1 / 1.5, [w / 2, 0]);
+    else if (e.key === 'ArrowLeft' || e.key === 'a') z.translateBy(sel, (w * 0.15) / transform.current.k, 0);
+    else if (e.key === 'ArrowRight' || e.key === 'd') z.translateBy(sel, (-w * 0.15) / transform.current.k, 0);
+    else if (e.key === '0' || e.key === 'f') fitAll(true);
+    else if (e.key === 'Escape') onSelect(null);
+    else handled = false;
+    if (handled) e.preventDefault();
+  };
+
+  const hovered = hover ? layout.marks[hover.mark]! : null;
+  const hoveredThread = hover ? layout.lanes[layout.laneOf[hover.mark]!]!.thread : null;
+  const hostW = hostRef.current?.clientWidth ?? 1000;
+
+  return (
+    <div className="tl" ref={hostRef}>
+      <div className="tl-axis-row">
+        <div className="tl-gutter-head muted">
+          {formatUs(visible[1] - visible[0])} visible
+        </div>
+        <svg className="tl-axis" ref={axisRef} width={width} height={AXIS_H} aria-hidden="true" />
+      </div>
+      <div className="tl-body" style={{ height: layout.height }}>
+        <div className="tl-gutter" style={{ width: GUTTER, height: layout.height }}>
+          {layout.groups.map((g) => (
+            <div key={`${g.kind}:${g.tgid}`}>
+              <div className={`tl-group tl-group-${g.kind}`} style={{ top: g.y, height: GROUP_HEAD - 2 }}>
+                {g.label}
+              </div>
+              {g.lanes.map((lane) => (
+                <div
+                  key={lane.thread.tid}
+                  className="tl-lane-label"
+                  style={{ top: lane.y, height: lane.height }}
+                  title={`${lane.thread.task} (thread ${lane.thread.tid}, process ${lane.thread.tgid}): ${lane.thread.marks.length} marks`}
+                >
+                  <span className="tl-task">{lane.thread.task}</span> <span className="tl-tid">{lane.thread.tid}</span>
+                </div>
+              ))}
+              {g.lanes.map((lane) =>
+                lane.copyRow === null ? null : (
+                  <div
+                    key={`copies-${lane.thread.tid}`}
+                    className="tl-copies-label"
+                    style={{ top: lane.rows[lane.copyRow]!.y }}
+                    title="Copies the parser's tree rewrites made of marks (moved to the phase or layer they are counted in); the originals stay in the call stack above, hatched when their time is taken off the parent."
+                  >
+                    copies (rewrites)
+                  </div>
+                ),
+              )}
+            </div>
+          ))}
+        </div>
+        <canvas
+          ref={canvasRef}
+          className="tl-canvas"
+          data-testid="timeline-canvas"
+          tabIndex={0}
+          role="img"
+          aria-label={`Timeline of ${label}: ${layout.markCount} marks on ${layout.lanes.length} threads. Keys: plus and minus zoom, arrows pan, 0 fits, Escape clears the selection.`}
+          onPointerMove={onMove}
+          onPointerLeave={() => setHover(null)}
+          onClick={onClick}
+          onDoubleClick={() => fitAll(true)}
+          onKeyDown={onKey}
+        />
+      </div>
+      {hovered && hover && hoveredThread && (
+        <div
+          className="tl-tooltip"
+          role="tooltip"
+          data-testid="timeline-tooltip"
+          style={{ left: Math.min(hover.x + 14, hostW - 340), top: hover.y + 16 }}
+        >
+          <div className="tl-tip-name">{hovered.name || hovered.mark}</div>
+          <div className="tl-tip-layer">
+            <span className="tl-swatch" data-layer={hovered.ignored ? 'LX' : hovered.layer} />
+            {layerPhaseText(hovered)}
+            {hovered.ignored ? ' · ignored' : ''}
+          </div>
+          <dl>
+            <dt>Elapsed</dt>
+            <dd>{formatUs(hovered.elapsedUs)}</dd>
+            <dt>Self</dt>
+            <dd>{formatUs(hovered.selfUs)}</dd>
+            <dt>Thread</dt>
+            <dd>
+              {hoveredThread.task} {hoveredThread.tid}
+            </dd>
+            <dt>Line</dt>
+            <dd>{hovered.line}</dd>
+          </dl>
+        </div>
+      )}
+    </div>
+  );
+}
