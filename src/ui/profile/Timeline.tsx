@@ -51,7 +51,8 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null);
   const [width, setWidth] = useState(800);
   const [hover, setHover] = useState<{ mark: number; x: number; y: number } | null>(null);
-  const [visible, setVisible] = useState<[number, number]>([0, layout.spanUs]);
+  const visible = useRef<[number, number]>([0, layout.spanUs]);
+  const visibleLabel = useRef<HTMLDivElement>(null);
   const frame = useRef(0);
   const palette = timelinePalette(theme);
 
@@ -144,7 +145,8 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
       .on('zoom', (event: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
         transform.current = event.transform;
         const d = event.transform.rescaleX(baseScale()).domain() as [number, number];
-        setVisible(d);
+        visible.current = d;
+        if (visibleLabel.current) visibleLabel.current.textContent = `${formatUs(d[1] - d[0])} visible`;
         requestDraw();
       });
     zoomRef.current = z;
@@ -196,7 +198,7 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   useEffect(() => {
     if (prevWidth.current !== width) {
       prevWidth.current = width;
-      const [a, b] = visible;
+      const [a, b] = visible.current;
       setRange(a, b, false);
     }
     requestDraw();
@@ -216,7 +218,14 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
     requestDraw();
   }, [theme, highlightFlags, selectedIndex, hover, layout, requestDraw]);
 
-  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+  useEffect(
+    () => () => {
+      // StrictMode unmounts and remounts: forget the cancelled frame so that the next request draws
+      cancelAnimationFrame(frame.current);
+      frame.current = 0;
+    },
+    [],
+  );
 
   const markAt = (clientX: number, clientY: number): number | null => {
     const canvas = canvasRef.current;
@@ -271,9 +280,7 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   return (
     <div className="tl" ref={hostRef}>
       <div className="tl-axis-row">
-        <div className="tl-gutter-head muted">
-          {formatUs(visible[1] - visible[0])} visible
-        </div>
+        <div className="tl-gutter-head muted" ref={visibleLabel} />
         <svg className="tl-axis" ref={axisRef} width={width} height={AXIS_H} aria-hidden="true" />
       </div>
       <div className="tl-body" style={{ height: layout.height }}>

@@ -123,7 +123,7 @@ export function layoutTimeline(threads: TimelineThread[]): TimelineLayout {
     const group: TimelineGroup = {
       kind: g.kind,
       tgid: g.tgid,
-      label: `${g.kind === 'app' ? 'Application' : 'Driver'} process ${g.tgid}`,
+      label: `${g.kind === 'app' ? 'App' : 'Driver'} process ${g.tgid}`,
       y,
       lanes: [],
     };
