@@ -90,6 +90,12 @@ test.describe('profile view of a systrace capture', () => {
     await page.waitForTimeout(400); // zoom transition
     await page.screenshot({ path: screenshotPath('profile-highlight'), fullPage: true });
 
+    // the same by keyboard: focus a cell's button and press Enter
+    await cell('LD', 'PC').getByRole('button').press('Enter');
+    await expect(page.getByTestId('highlight-info')).toHaveText('2 marks highlighted for Driver · Compilation');
+    await cell('LD', 'PE').getByRole('button').press('Enter');
+    await expect(page.getByTestId('highlight-info')).toHaveText('2 marks highlighted for Driver · Ex. total');
+
     // click a bar: details of the mark
     await page.mouse.click(box.x + box.width * 0.5, box.y + 22 + 5 + 9);
     await expect(page.getByRole('complementary', { name: 'Selection details' })).toContainText('Line');

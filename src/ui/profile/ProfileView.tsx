@@ -175,7 +175,7 @@ export function ProfileView({ analysis, theme }: { analysis: SystraceAnalysis; t
             ) : (
               <p className="pv-notice">
                 {run.status === 'incomplete'
-                  ? 'AOSP prints no table for this run: Incomplete trace, not able to print all statistics. Marks still open at the end of the capture are drawn up to its last timestamp.'
+                  ? 'AOSP prints no table for this run: Incomplete trace, not able to print all statistics. Marks still open at the end of the capture (no end mark) are drawn running on past its last timestamp.'
                   : run.status === 'invalid'
                     ? `AOSP stops at this run${analysis.fatal ? `: ${analysis.fatal.message}` : ''}. The timeline shows the marks read before the error.`
                     : 'No table for this run.'}

@@ -107,7 +107,7 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
       enter.append('text').attr('y', AXIS_H - 10).attr('x', 3);
       const all = enter.merge(g);
       all.attr('transform', (d) => `translate(${Math.round(x(d)) + 0.5},0)`);
-      all.select('text').text((d) => tickLabel(d, step));
+      all.select('text').text((d) => tickLabel(d, step)).attr('text-anchor', (d) => (x(d) > w - 56 ? 'end' : 'start')).attr('x', (d) => (x(d) > w - 56 ? -3 : 3));
     }
     const ms = performance.now() - start;
     const s = (window.__npuTimelineStats ??= { framesDrawn: 0, lastFrameMs: 0, rects: 0, labels: 0, marks: 0 });
@@ -212,6 +212,18 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
     const pad = Math.max((ext[1] - ext[0]) * 0.06, MIN_VISIBLE_US);
     setRange(ext[0] - pad, ext[1] + pad, true);
   }, [highlight, layout, setRange]);
+
+  // a mark selected elsewhere (the details panel, a cell's list): bring it into view
+  useEffect(() => {
+    if (selectedId === null) return;
+    const ext = extentOf(layout, [selectedId]);
+    if (!ext) return;
+    const [a, b] = visible.current;
+    if (ext[0] >= a && ext[1] <= b) return;
+    const len = Math.max(ext[1] - ext[0], (b - a) * 0.25);
+    const pad = len * 0.15;
+    setRange(ext[0] - pad, ext[0] + len + pad, true);
+  }, [selectedId, layout, setRange]);
 
   // any state change: redraw
   useEffect(() => {

@@ -94,6 +94,9 @@ export function layoutTimeline(threads: TimelineThread[]): TimelineLayout {
     origin = 0;
     last = 1;
   }
+  // marks still open at the end of an incomplete run: show them running on a little past the
+  // last timestamp, so that one that began last is still visible
+  if (threads.some((t) => t.marks.some((m) => m.endUs === null))) last += Math.max(1000, (last - origin) * 0.04);
   const spanUs = Math.max(1, last - origin);
 
   // groups: app processes first, then driver processes, in order of first appearance

@@ -8,6 +8,7 @@
  */
 import {
   FLAG_IGNORED,
+  FLAG_OPEN,
   FLAG_SUBTRACT,
   LAYER_ORDER,
   lowerBound,
@@ -138,7 +139,7 @@ export class TimelineRenderer {
     for (const b of this.batches) b.n = 0;
     this.outline.n = 0;
     this.hatch.n = 0;
-    const labels: { x: number; y: number; w: number; mark: number; slot: number; dim: boolean }[] = [];
+    const labels: { x: number; y: number; w: number; mark: number; slot: number; dim: boolean; open: boolean }[] = [];
     const hl = state.highlight;
     let rects = 0;
     const pxUs = 1 / k;
@@ -193,7 +194,7 @@ export class TimelineRenderer {
           rects++;
           if (hl !== null && !dim) this.outline.push(x0, y, w);
           if (flags & FLAG_SUBTRACT && w > 4) this.hatch.push(x0, y, w);
-          if (w >= LABEL_MIN_PX && !(flags & FLAG_IGNORED)) labels.push({ x: x0, y, w, mark: mi, slot: row.slot[i]!, dim });
+          if (w >= LABEL_MIN_PX && !(flags & FLAG_IGNORED)) labels.push({ x: x0, y, w, mark: mi, slot: row.slot[i]!, dim, open: (flags & FLAG_OPEN) !== 0 });
           i++;
         }
       }
@@ -233,7 +234,7 @@ export class TimelineRenderer {
       const m = layout.marks[l.mark]!;
       const left = Math.max(l.x, 0);
       const right = Math.min(l.x + l.w, width);
-      const text = fit(ctx, m.name, right - left - 8);
+      const text = fit(ctx, l.open ? `${m.name} (open: no end mark)` : m.name, right - left - 8);
       if (text === null) continue;
       ctx.fillStyle = l.dim ? palette.muted : palette.layerText[l.slot]!;
       ctx.fillText(text, left + 4, l.y + ROW_HEIGHT / 2 + 0.5);
