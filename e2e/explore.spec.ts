@@ -114,10 +114,10 @@ test.describe('explore a circle model', () => {
   test('samples menu, tabs and layout direction', async ({ page }) => {
     await page.goto('/?sample=none');
     await page.getByRole('button', { name: /Samples/ }).click();
-    await page.getByRole('menuitem', { name: /Part_Add_Sub_000/ }).click();
+    await page.getByRole('menuitem', { name: /^Part_Add_Sub_000 \d+ ops$/ }).click();
     await expect(page.getByRole('status')).toContainText('Part_Add_Sub_000.circle');
     await page.getByRole('button', { name: /Samples/ }).click();
-    await page.getByRole('menuitem', { name: /Net_InstanceNorm_003/ }).click();
+    await page.getByRole('menuitem', { name: /^Net_InstanceNorm_003 \d+ ops$/ }).click();
     const tabs = page.getByRole('tablist', { name: 'Open models' }).getByRole('tab');
     await expect(tabs).toHaveCount(2);
     await tabs.filter({ hasText: 'Part_Add_Sub_000.circle' }).click();
@@ -125,5 +125,18 @@ test.describe('explore a circle model', () => {
     await page.keyboard.press('Control+k');
     await expect(page.getByText('left to right')).toBeVisible();
     await page.screenshot({ path: screenshotPath('samples-lr') });
+
+    // a partition sample opens the model with its .part in the editor dock
+    await page.getByRole('button', { name: /Samples/ }).click();
+    await expect(page.getByRole('group', { name: /Partition/ })).toBeVisible();
+    await page.screenshot({ path: screenshotPath('samples-menu') });
+    await page.getByRole('menuitem', { name: /^Net_InstanceNorm_003\.001\.part/ }).click();
+    await expect(tabs).toHaveCount(3);
+    await expect(page.getByText(/5 parts/).first()).toBeVisible();
+
+    // a systrace sample opens the Profile view
+    await page.getByRole('button', { name: /Samples/ }).click();
+    await page.getByRole('menuitem', { name: /^omr1\.trace\.txt/ }).click();
+    await expect(page.getByRole('status')).toContainText('12200 marks');
   });
 });

@@ -2,31 +2,77 @@
 // Builds the bundled samples into public/samples/ (not committed: generated from the recipes in
 // test/fixtures/one/recipes with our chef, plus synthetic models), and public/samples/index.json
 // for the Samples menu. Runs before `npm start` and the browser tests.
+//
+// index.json entries: { file, title, group, operators?, files?, model? }. `file` names the tab; `files`,
+// when present, lists every file opened together (a model and its .part, say). Groups:
+// "models", "partition" (a model with a .part from ONE's test list), "origins" (a model that
+// carries ONE origin tables), "profiles" (systrace captures).
 import { register } from 'tsx/esm/api';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 register();
 const { buildFromRecipe } = await import('../src/core/chef/index.ts');
 const { write } = await import('../src/core/circle/write.ts');
+const { optimize } = await import('../src/core/optimize/index.ts');
 const { resnetLikeCircle } = await import('../test/support/circle-synthetic.ts');
 
 const out = 'public/samples';
 mkdirSync(out, { recursive: true });
 const index = [];
+const operatorsOf = (model) => model.subgraphs.reduce((n, s) => n + s.operators.length, 0);
+
+for (const n of [1000]) {
+  const model = resnetLikeCircle({ operators: n, name: `resnet_like_${n}` });
+  writeFileSync(join(out, `resnet_like_${n}.circle`), write(model));
+  index.push({ group: 'models', file: `resnet_like_${n}.circle`, title: `resnet_like_${n} (synthetic)`, operators: n });
+}
 
 const recipes = 'test/fixtures/one/recipes';
+const models = new Map();
 for (const name of readdirSync(recipes).sort()) {
   const file = join(recipes, name, 'test.recipe');
   if (!existsSync(file)) continue;
   const model = buildFromRecipe(readFileSync(file, 'utf8'), file);
+  models.set(name, model);
   writeFileSync(join(out, `${name}.circle`), write(model));
-  index.push({ file: `${name}.circle`, title: name, operators: model.subgraphs.reduce((n, s) => n + s.operators.length, 0) });
+  index.push({ group: 'models', file: `${name}.circle`, title: name, operators: operatorsOf(model) });
 }
-for (const n of [1000]) {
-  const model = resnetLikeCircle({ operators: n, name: `resnet_like_${n}` });
-  writeFileSync(join(out, `resnet_like_${n}.circle`), write(model));
-  index.unshift({ file: `resnet_like_${n}.circle`, title: `ResNet-like chain (${n} ops)`, operators: n });
+
+// A model with its .part, for every entry of ONE's test list whose recipe and .part we hold.
+const parts = 'test/fixtures/one/parts';
+const seen = new Set();
+for (const m of readFileSync(join(parts, 'test.lst'), 'utf8').matchAll(/^add\((\S+)\s+(\S+)\s+(\d+)\)/gm)) {
+  const [, recipe, part] = m;
+  const partFile = `${part}.part`;
+  if (!models.has(recipe) || !existsSync(join(parts, partFile)) || seen.has(partFile)) continue;
+  seen.add(partFile);
+  copyFileSync(join(parts, partFile), join(out, partFile));
+  index.push({
+    group: 'partition',
+    file: `${recipe}.circle`,
+    files: [`${recipe}.circle`, partFile],
+    title: partFile,
+    model: recipe,
+    operators: operatorsOf(models.get(recipe)),
+  });
 }
+
+// A model carrying ONE_source_table / ONE_op_table: Net_InstanceNorm_003 after fuse_instance_norm.
+if (models.has('Net_InstanceNorm_003')) {
+  const r = optimize(models.get('Net_InstanceNorm_003'), ['fuse_instance_norm'], { file: 'Net_InstanceNorm_003.circle' });
+  const file = 'Net_InstanceNorm_003.opt.circle';
+  writeFileSync(join(out, file), write(r.model));
+  index.push({ group: 'origins', file, title: `${file} (fuse_instance_norm)`, operators: operatorsOf(r.model) });
+}
+
+// NNAPI systrace captures from AOSP's parser tests.
+const traces = 'test/fixtures/systrace/upstream/inputs';
+for (const name of ['omr1.trace.txt', 'omr1_incomplete.trace.txt']) {
+  if (!existsSync(join(traces, name))) continue;
+  copyFileSync(join(traces, name), join(out, name));
+  index.push({ group: 'profiles', file: name, title: name });
+}
+
 writeFileSync(join(out, 'index.json'), JSON.stringify(index, null, 1));
-console.log(`samples: ${index.length} models in ${out}`);
+console.log(`samples: ${index.length} entries in ${out}`);

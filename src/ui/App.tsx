@@ -35,7 +35,7 @@ export function App() {
     const sample = params.get('sample') ?? __DEFAULT_SAMPLE__;
     if (sampleOpened || !sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
     sampleOpened = true; // StrictMode runs effects twice in development
-    void loadSample(`samples/${sample}`, sample);
+    void loadSample('samples/', [sample]);
   }, []);
 
   useEffect(() => {

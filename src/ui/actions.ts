@@ -187,14 +187,18 @@ export async function runFind(query: string) {
   useStudio.setState((s) => ({ find: { ...s.find, results: r.results, total: r.total, ms: r.ms, active: 0 } }));
 }
 
-export async function loadSample(url: string, name: string) {
+/** Opens bundled samples: `names` are fetched from `base` and opened together (a model and its .part). */
+export async function loadSample(base: string, names: string[]) {
   try {
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`could not load sample (${res.status})`);
-    const blob = await res.blob();
-    await openFiles([{ name, blob }]);
+    const files: InputFile[] = [];
+    for (const name of names) {
+      const res = await fetch(base + encodeURIComponent(name));
+      if (!res.ok) throw new Error(`${name}: could not load sample (HTTP ${res.status})`);
+      files.push({ name, blob: await res.blob() });
+    }
+    await openFiles(files);
   } catch (e) {
-    pushAlert({ severity: 'error', message: `${name}: ${(e as Error).message}` });
+    pushAlert({ severity: 'error', message: `Samples: ${(e as Error).message}` });
   }
 }
 

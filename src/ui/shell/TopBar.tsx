@@ -5,10 +5,24 @@ import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
 
 interface SampleEntry {
+  /** the file that names the tab */
   file: string;
+  /** every file opened together (a model and its .part); defaults to [file] */
+  files?: string[];
   title: string;
-  operators: number;
+  group?: string;
+  operators?: number;
+  /** for a .part sample: the model it partitions */
+  model?: string;
 }
+
+/** The Samples menu's sections, in order (scripts/make-samples.mjs writes the groups). */
+const SAMPLE_GROUPS: { id: string; label: string }[] = [
+  { id: 'models', label: 'Models' },
+  { id: 'partition', label: 'Partition: model + .part' },
+  { id: 'origins', label: 'Origins: model with ONE origin tables' },
+  { id: 'profiles', label: 'Profiles: NNAPI systrace' },
+];
 
 function useSamples(): SampleEntry[] {
   const [samples, setSamples] = useState<SampleEntry[]>([]);
@@ -54,22 +68,45 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
           Samples ▾
         </button>
         {menu && (
-          <ul role="menu" className="menu" onMouseLeave={() => setMenu(false)}>
+          <ul
+            role="menu"
+            className="menu samples-menu"
+            aria-label="Samples"
+            onMouseLeave={() => setMenu(false)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setMenu(false);
+            }}
+          >
             {samples.length === 0 && <li className="muted">no samples bundled</li>}
-            {samples.map((s) => (
-              <li key={s.file} role="none">
-                <button
-                  type="button"
-                  role="menuitem"
-                  onClick={() => {
-                    setMenu(false);
-                    void loadSample(`samples/${s.file}`, s.file);
-                  }}
-                >
-                  {s.title} <span className="muted">{s.operators} ops</span>
-                </button>
-              </li>
-            ))}
+            {SAMPLE_GROUPS.map((g) => {
+              const entries = samples.filter((s) => (s.group ?? 'models') === g.id);
+              if (!entries.length) return null;
+              return (
+                <li key={g.id} role="none">
+                  <div className="menu-heading" id={`samples-${g.id}`}>
+                    {g.label}
+                  </div>
+                  <ul role="group" aria-labelledby={`samples-${g.id}`}>
+                    {entries.map((s) => (
+                      <li key={`${g.id}:${s.title}`} role="none">
+                        <button
+                          type="button"
+                          role="menuitem"
+                          title={s.files ? s.files.join(' + ') : s.file}
+                          onClick={() => {
+                            setMenu(false);
+                            void loadSample('samples/', s.files ?? [s.file]);
+                          }}
+                        >
+                          <span>{s.title}</span>
+                          {s.operators !== undefined && <span className="muted">{s.operators} ops</span>}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                </li>
+              );
+            })}
           </ul>
         )}
       </div>
