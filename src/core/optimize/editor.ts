@@ -67,7 +67,7 @@ export const Op = {
 export const Act = { NONE: 0, RELU: 1, RELU_N1_TO_1: 2, RELU6: 3, TANH: 4 } as const;
 
 /** The options table (BuiltinOptions id and name) of ops that carry a fused activation. */
-const OPTIONS_OF: Record<number, [number, string]> = {
+export const OPTIONS_OF: Readonly<Record<number, [number, string]>> = {
   [Op.ADD]: [11, 'AddOptions'],
   [Op.CONV_2D]: [1, 'Conv2DOptions'],
   [Op.DEPTHWISE_CONV_2D]: [2, 'DepthwiseConv2DOptions'],

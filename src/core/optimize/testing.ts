@@ -11,17 +11,12 @@ import { write, encodeOpcode } from '../circle/write';
 import { compareOutputs, randomInputs, run, type ComparisonReport } from '../interp';
 import { originsOf } from '../origin/origins';
 import { originUnion, type OriginSet } from '../origin/rules';
-import { Op } from './editor';
+import { OPTIONS_OF, Op } from './editor';
 import { optimize, type OptimizeResult } from './optimize';
 
+/** Options tables of the ops test graphs build: those that carry a fused activation, and a few more. */
 const OPTIONS: Record<number, [number, string]> = {
-  [Op.ADD]: [11, 'AddOptions'],
-  [Op.CONV_2D]: [1, 'Conv2DOptions'],
-  [Op.DEPTHWISE_CONV_2D]: [2, 'DepthwiseConv2DOptions'],
-  [Op.FULLY_CONNECTED]: [8, 'FullyConnectedOptions'],
-  [Op.MUL]: [21, 'MulOptions'],
-  [Op.SUB]: [28, 'SubOptions'],
-  [Op.DIV]: [29, 'DivOptions'],
+  ...OPTIONS_OF,
   [Op.RESHAPE]: [17, 'ReshapeOptions'],
   [Op.MEAN]: [27, 'ReducerOptions'],
 };
