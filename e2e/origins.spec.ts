@@ -108,11 +108,74 @@ test.describe('optimize and compare', () => {
     await expect(left.getByText(`${operators} related nodes`)).toBeVisible();
     await page.screenshot({ path: screenshotPath('compare-selected-right') });
 
+    // the side panel follows the pane last used: the optimized node, from the optimized document
+    const panel = page.getByRole('complementary', { name: 'Properties' });
+    const subject = panel.getByRole('group', { name: 'Side panel model' });
+    await expect(right).toHaveAttribute('data-focused', 'true');
+    await expect(left).toHaveAttribute('data-focused', 'false');
+    await expect(subject).toContainText('Optimized');
+    await expect(subject).toContainText('Net_InstanceNorm_003.opt.circle');
+    await panel.getByRole('tab', { name: 'Node' }).click();
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('INSTANCE_NORM');
+    await expect(panel.getByRole('table', { name: 'Node' })).toContainText('Normalization');
+    await expect(panel.getByRole('table', { name: 'Options' }).getByRole('row', { name: /epsilon/ })).toBeVisible();
+    await expect(panel.getByRole('row', { name: /^shape \[1, 8, 6, 12\]$/ }).first()).toBeVisible();
+    // beta is a constant: its first values are decoded in the worker (the recipe's filler)
+    await expect(panel.getByText(/^1\.9714, 1\.4517, 1\.20315/)).toBeVisible();
+    await page.screenshot({ path: screenshotPath('compare-node-right') });
+
+    // the Model tab describes the optimized model: one operator, its origin tables as metadata
+    await panel.getByRole('tab', { name: 'Model' }).click();
+    await expect(panel.getByRole('row', { name: 'operators 1', exact: true })).toBeVisible();
+    await expect(panel.getByRole('cell', { name: 'ONE_source_table', exact: true })).toBeVisible();
+    await expect(panel.getByRole('cell', { name: 'ONE_op_table', exact: true })).toBeVisible();
+    await expect(panel.getByText('Net_InstanceNorm_003.opt.circle', { exact: true }).last()).toBeVisible();
+    await page.screenshot({ path: screenshotPath('compare-model-right') });
+
+    // the Origins tab reads the optimized model's tables: one operator carrying all the source ids
+    await panel.getByRole('tab', { name: 'Origins' }).click();
+    await expect(panel.getByText('from origin tables')).toBeVisible();
+    await expect(panel.getByRole('table', { name: 'Operator origins' }).getByRole('row')).toHaveCount(2);
+    await expect(panel.getByLabel('Selected operator origins').getByRole('listitem')).toHaveCount(operators);
+    await page.screenshot({ path: screenshotPath('compare-origins-right') });
+
     // and the other way: hovering MEAN on the left highlights INSTANCE_NORM on the right
     await left.getByRole('button', { name: 'MEAN Mean_of_ifm' }).hover();
     await expect(right).toHaveAttribute('data-related-count', '1');
     await expect(right.getByText('1 related node')).toBeVisible();
+    // hovering is not using the pane: the panel stays on the optimized model
+    await expect(subject).toContainText('Optimized');
     await page.screenshot({ path: screenshotPath('compare-hover-left') });
+
+    // selecting on the left brings the panel back to the original document
+    await left.getByRole('button', { name: 'MEAN Mean_of_ifm' }).click();
+    await expect(subject).toContainText('Original');
+    await expect(subject).toContainText('Net_InstanceNorm_003.circle');
+    await expect(left).toHaveAttribute('data-focused', 'true');
+    await expect(right).toHaveAttribute('data-related-count', '1');
+    await expect(panel.getByText('synthesised', { exact: true })).toBeVisible();
+    await expect(panel.getByRole('table', { name: 'Operator origins' }).getByRole('row')).toHaveCount(operators + 1);
+    await panel.getByRole('tab', { name: 'Node' }).click();
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('MEAN');
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('Mean_of_ifm');
+    await expect(panel.getByRole('table', { name: 'Options' }).getByRole('row', { name: /keep_dims/ })).toBeVisible();
+    await expect(panel.getByRole('row', { name: /^shape \[1, 8, 6, 12\]$/ }).first()).toBeVisible();
+    await page.screenshot({ path: screenshotPath('compare-node-left') });
+    await panel.getByRole('tab', { name: 'Model' }).click();
+    await expect(panel.getByRole('row', { name: `operators ${operators}`, exact: true })).toBeVisible();
+
+    // a click on the optimized pane's background uses that pane (nothing selected); an operator
+    // row of its Origins tab then selects in that pane, and the related nodes light up on the left
+    await right.locator('.compare-host').click({ position: { x: 8, y: 8 } });
+    await expect(subject).toContainText('Optimized');
+    await expect(right).toHaveAttribute('data-related-count', '0');
+    await panel.getByRole('tab', { name: 'Origins' }).click();
+    await expect(panel.getByText('Select an operator in the graph to see its origins here.')).toBeVisible();
+    await panel.getByRole('table', { name: 'Operator origins' }).getByRole('row').nth(1).click();
+    await expect(panel.getByLabel('Selected operator origins')).toContainText('INSTANCE_NORM');
+    await expect(left).toHaveAttribute('data-related-count', String(operators));
+    await panel.getByRole('tab', { name: 'Node' }).click();
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('INSTANCE_NORM');
 
     // the optimized model downloads with its origin tables
     const download = page.waitForEvent('download');

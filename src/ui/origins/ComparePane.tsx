@@ -5,12 +5,13 @@
  * highlights (pink) and centres its related nodes in the other pane; hovering highlights the
  * related nodes of the other pane, both directions.
  */
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { activeDoc, useStudio } from '../store';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
-import { closeCompare, downloadOptimized, hoverInCompare, selectInCompare } from './actions';
+import { centerRelated, closeCompare, downloadOptimized, hoverInCompare, selectInCompare } from './actions';
 import { OptimizeMenu } from './OptimizeMenu';
-import { maskOf, useOrigins, type CompareState, type ComparePaneState, type Side } from './state';
+import { maskOf, registerCompareView, useOrigins, type CompareState, type ComparePaneState, type Side } from './state';
+import { SIDE_TITLE } from '../panels/subject';
 import './origins.css';
 
 function opCount(p: ComparePaneState | null): number {
@@ -32,16 +33,20 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
   const c = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
   const leftRef = useRef<GraphViewHandle>(null);
   const rightRef = useRef<GraphViewHandle>(null);
+  useEffect(() => {
+    const offLeft = registerCompareView('left', () => leftRef.current);
+    const offRight = registerCompareView('right', () => rightRef.current);
+    return () => {
+      offLeft();
+      offRight();
+    };
+  }, []);
   if (!doc || !c) return null;
   const tabId = doc.id;
 
   const select = (side: Side, index: number | null) => {
     selectInCompare(tabId, side, index);
-    if (index === null || !c.result) return;
-    const map = side === 'left' ? c.result.sourceToOptimized : c.result.optimizedToSource;
-    const related = map[index] ?? [];
-    const other = side === 'left' ? rightRef.current : leftRef.current;
-    if (related.length) other?.centerOn(related[Math.floor((related.length - 1) / 2)]!);
+    if (index !== null) centerRelated(tabId, side, index);
   };
 
   const passes = c.passes.join(', ');
@@ -64,7 +69,7 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
         <Pane
           ref_={leftRef}
           side="left"
-          title="Original"
+          title={SIDE_TITLE.left}
           subtitle={doc.title}
           state={c}
           pane={c.left}
@@ -75,7 +80,7 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
         <Pane
           ref_={rightRef}
           side="right"
-          title="Optimized"
+          title={SIDE_TITLE.right}
           subtitle={c.result?.name ?? ''}
           state={c}
           pane={c.right}
@@ -108,9 +113,11 @@ function Pane({ ref_, side, title, subtitle, state, pane, theme, onSelect, onHov
   const selected = state.selected?.side === side ? state.selected.index : null;
   const ops = opCount(pane);
   const n = related?.length ?? 0;
+  // the side panel describes the pane last used (see panels/subject.ts)
+  const focused = state.focus === side && (side === 'left' || !!state.result);
   return (
-    <section className="compare-pane" aria-label={`${title} graph`} data-related-count={n} data-operators={ops}>
-      <div className="compare-head">
+    <section className={`compare-pane${focused ? ' focused' : ''}`} aria-label={`${title} graph`} data-related-count={n} data-operators={ops} data-focused={focused}>
+      <div className="compare-head" title={focused ? 'The side panel shows this model' : undefined}>
         <span className="title">{title}</span>
         <span className="muted ellipsis" title={subtitle}>
           {subtitle}

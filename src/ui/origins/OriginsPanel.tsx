@@ -8,7 +8,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { describeError } from '../../core/errors';
 import type { Doc } from '../store';
-import type { OriginsView } from '../../worker/api';
+import type { Graph, OriginsView } from '../../worker/api';
+import type { PanelSubject } from '../panels/subject';
 import { loadOrigins, revealNode } from './actions';
 import { useOrigins } from './state';
 import { ROW_HEIGHT, VirtualRows } from './VirtualRows';
@@ -16,23 +17,26 @@ import './origins.css';
 
 type SortKey = 'id' | 'name' | 'used';
 
-export function OriginsPanel({ doc }: { doc: Doc }) {
-  const entry = useOrigins((s) => s.origins[doc.id]);
+/** Origins of the panel's model: the single view's graph, or the compare pane last used (the optimized model carries its own tables). */
+export function OriginsPanel({ subject }: { subject: PanelSubject }) {
+  const entry = useOrigins((s) => s.origins[subject.key]);
+  const circleGraph = subject.kind === 'graph' && subject.summary.format === 'circle';
   useEffect(() => {
-    if (doc.kind === 'graph' && doc.summary.format === 'circle') void loadOrigins(doc);
-  }, [doc]);
-  if (doc.summary.format !== 'circle') return <p className="muted">Origins are read from circle models.</p>;
+    // loadOrigins returns at once when the slot already holds this model's graph
+    if (circleGraph) void loadOrigins(subject);
+  }, [circleGraph, subject]);
+  if (subject.summary.format !== 'circle') return <p className="muted">Origins are read from circle models.</p>;
   if (entry?.error) return <p role="alert" className="alert alert-error">{entry.error}</p>;
   const view = entry?.view;
-  if (!view || view.graphId !== doc.graphId) return <p className="muted">Loading origins…</p>;
-  return <OriginsBody doc={doc} view={view} />;
+  if (!view || entry.key !== `${subject.workerDocId}:${subject.graphId}`) return <p className="muted">Loading origins…</p>;
+  return <OriginsBody subject={subject} view={view} />;
 }
 
-function OriginsBody({ doc, view }: { doc: Doc; view: OriginsView }) {
-  const graph = doc.view && doc.view.graphId === view.graphId ? doc.view.graph : null;
+function OriginsBody({ subject, view }: { subject: PanelSubject; view: OriginsView }) {
+  const graph = subject.graph;
   const names = useMemo(() => new Map(view.sources.map((s) => [s.id, s.name] as const)), [view]);
   const opNodes = useMemo(() => (graph ? graph.nodes.map((n, i) => (n.kind === 'op' ? i : -1)).filter((i) => i >= 0) : []), [graph]);
-  const selected = doc.selected !== null && graph?.nodes[doc.selected]?.kind === 'op' ? doc.selected : null;
+  const selected = subject.selected !== null && graph?.nodes[subject.selected]?.kind === 'op' ? subject.selected : null;
   const usedIds = view.sources.reduce((n, s) => n + (s.nodes.length ? 1 : 0), 0);
   return (
     <div className="origins-panel">
@@ -79,9 +83,9 @@ function OriginsBody({ doc, view }: { doc: Doc; view: OriginsView }) {
         </div>
       )}
       <h3>Operators</h3>
-      {graph ? <OperatorTable doc={doc} view={view} names={names} opNodes={opNodes} /> : <p className="muted">Waiting for the graph…</p>}
+      {graph ? <OperatorTable subject={subject} graph={graph} view={view} names={names} opNodes={opNodes} /> : <p className="muted">Waiting for the graph…</p>}
       <h3>Source table</h3>
-      <SourceTable view={view} />
+      <SourceTable subject={subject} view={view} />
     </div>
   );
 }
@@ -92,8 +96,7 @@ function originsText(ids: readonly number[], names: Map<number, string>): string
   return ids.length > 6 ? `${shown.join(', ')}, … +${ids.length - 6}` : shown.join(', ');
 }
 
-function OperatorTable({ doc, view, names, opNodes }: { doc: Doc; view: OriginsView; names: Map<number, string>; opNodes: number[] }) {
-  const graph = doc.view!.graph;
+function OperatorTable({ subject, graph, view, names, opNodes }: { subject: PanelSubject; graph: Graph; view: OriginsView; names: Map<number, string>; opNodes: number[] }) {
   const hoverNode = useOrigins((s) => s.hoverNode);
   const hoverSource = useOrigins((s) => s.hoverSource);
   const rowOf = useMemo(() => {
@@ -101,7 +104,7 @@ function OperatorTable({ doc, view, names, opNodes }: { doc: Doc; view: OriginsV
     opNodes.forEach((n, r) => m.set(n, r));
     return m;
   }, [opNodes]);
-  const focusNode = hoverNode ?? doc.selected;
+  const focusNode = hoverNode ?? subject.selected;
   const reveal = focusNode !== null ? (rowOf.get(focusNode) ?? null) : null;
   return (
     <VirtualRows
@@ -125,8 +128,8 @@ function OperatorTable({ doc, view, names, opNodes }: { doc: Doc; view: OriginsV
           <div
             key={n}
             role="row"
-            className={`vt-row ops-row${n === doc.selected ? ' sel' : ''}${hot ? ' hl' : ''}`}
-            onClick={() => revealNode(n)}
+            className={`vt-row ops-row${n === subject.selected ? ' sel' : ''}${hot ? ' hl' : ''}`}
+            onClick={() => revealNode(subject, n)}
             onMouseEnter={() => useOrigins.setState({ hoverNode: n })}
             onMouseLeave={() => useOrigins.setState({ hoverNode: null })}
           >
@@ -144,7 +147,7 @@ function OperatorTable({ doc, view, names, opNodes }: { doc: Doc; view: OriginsV
   );
 }
 
-function SourceTable({ view }: { view: OriginsView }) {
+function SourceTable({ subject, view }: { subject: PanelSubject; view: OriginsView }) {
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: false });
   const hoverNode = useOrigins((s) => s.hoverNode);
@@ -214,7 +217,7 @@ function SourceTable({ view }: { view: OriginsView }) {
               className={`vt-row src-row${hot ? ' hl' : ''}${s.nodes.length === 0 ? ' unused' : ''}`}
               onMouseEnter={() => useOrigins.setState({ hoverSource: s.id })}
               onMouseLeave={() => useOrigins.setState({ hoverSource: null })}
-              onClick={() => s.nodes[0] !== undefined && revealNode(s.nodes[0])}
+              onClick={() => s.nodes[0] !== undefined && revealNode(subject, s.nodes[0])}
               title={s.nodes.length ? `click: select the first of ${s.nodes.length} operator(s)` : 'no operator of this graph carries this id'}
             >
               <span role="cell" className="num">{s.id}</span>

@@ -1,23 +1,25 @@
 /** What the user can do with origins: load them for the graph on screen, optimize, compare, download. */
 import { describeError } from '../../core/errors';
-import { activeDoc, pushAlert, updateDoc, useStudio, type Doc } from '../store';
+import { activeDoc, pushAlert, updateDoc, useStudio } from '../store';
 import { prepareGraphView, selectNode, workers } from '../actions';
-import { mainGraphView, updateCompare, useOrigins, type ComparePaneState, type Side } from './state';
+import { compareGraphView, mainGraphView, updateCompare, useOrigins, type ComparePaneState, type Side } from './state';
+import { SIDE_TITLE, type PanelSubject } from '../panels/subject';
 
 let loadSeq = 0;
 
-/** Loads the origins of the tab's current graph (once per worker doc and graph). */
-export async function loadOrigins(doc: Doc) {
-  const key = `${doc.workerDocId}:${doc.graphId}`;
-  if (useOrigins.getState().origins[doc.id]?.key === key) return;
+/** Loads the origins of the panel's model and graph (once per worker doc and graph, kept under `subject.key`). */
+export async function loadOrigins(subject: PanelSubject) {
+  const slot = subject.key;
+  const key = `${subject.workerDocId}:${subject.graphId}`;
+  if (useOrigins.getState().origins[slot]?.key === key) return;
   const seq = ++loadSeq;
-  useOrigins.setState((s) => ({ origins: { ...s.origins, [doc.id]: { key, view: null, error: null } } }));
+  useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view: null, error: null } } }));
   try {
-    const view = await workers().model.api.origins(doc.workerDocId, doc.graphId);
-    if (seq !== loadSeq && useOrigins.getState().origins[doc.id]?.key !== key) return;
-    useOrigins.setState((s) => ({ origins: { ...s.origins, [doc.id]: { key, view, error: null } } }));
+    const view = await workers().model.api.origins(subject.workerDocId, subject.graphId);
+    if (seq !== loadSeq && useOrigins.getState().origins[slot]?.key !== key) return;
+    useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view, error: null } } }));
   } catch (e) {
-    useOrigins.setState((s) => ({ origins: { ...s.origins, [doc.id]: { key, view: null, error: (e as Error).message } } }));
+    useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view: null, error: (e as Error).message } } }));
   }
 }
 
@@ -29,8 +31,17 @@ export async function loadPassNames(): Promise<string[]> {
   return names;
 }
 
-/** Selects a node of the single view and centres on it (rows of the Origins panel). */
-export function revealNode(index: number) {
+/**
+ * Selects a node of the panel's graph and centres on it (rows of the Origins panel): in the
+ * single view, or in the compare pane the panel follows (whose related nodes centre in the other).
+ */
+export function revealNode(subject: PanelSubject, index: number) {
+  if (subject.side) {
+    selectInCompare(subject.tabId, subject.side, index);
+    compareGraphView(subject.side)?.centerOn(index);
+    centerRelated(subject.tabId, subject.side, index);
+    return;
+  }
   void selectNode(index);
   // selectNode switches the side panel to Node (synchronously); the Origins panel stays
   useStudio.setState({ side: 'origins' });
@@ -50,7 +61,7 @@ export async function runOptimize(passes: string[]) {
   const prev = useOrigins.getState().compare[tabId];
   if (prev?.result) void workers().model.api.close(prev.result.docId);
   useOrigins.setState((s) => ({
-    compare: { ...s.compare, [tabId]: { open: true, running: true, passes, result: null, left: null, right: null, selected: null, hover: null, error: null } },
+    compare: { ...s.compare, [tabId]: { open: true, running: true, passes, result: null, left: null, right: null, selected: null, details: null, focus: 'left', hover: null, error: null } },
   }));
   try {
     const result = await workers().model.api.optimize(doc.workerDocId, passes);
@@ -79,16 +90,45 @@ export function reopenCompare(tabId: string) {
   updateCompare(tabId, { open: true });
 }
 
-/** Selecting a node in one pane: select it there; the other pane highlights its related nodes. */
+/**
+ * Selecting a node in one pane: select it there (the other pane highlights its related nodes) and
+ * make that pane the one the side panel describes: its node details come from the pane's own
+ * worker document (the tab's model on the left, the optimized model on the right).
+ */
 export function selectInCompare(tabId: string, side: Side, index: number | null) {
-  updateCompare(tabId, { selected: index === null ? null : { side, index } });
-  // the left pane is the tab's own subgraph 0: the Node panel shows its details
+  const selected = index === null ? null : { side, index };
+  updateCompare(tabId, { selected, details: null, focus: side });
   const doc = useStudio.getState().docs.find((d) => d.id === tabId);
-  if (doc && side === 'left' && doc.graphId === 'sg:0') {
+  const c = useOrigins.getState().compare[tabId];
+  if (!doc || !c) return;
+  // the left pane is the tab's own subgraph 0: the single view keeps the same selection
+  if (side === 'left' && doc.graphId === 'sg:0') {
     const keepSide = useStudio.getState().side;
     void selectNode(index);
     useStudio.setState({ side: keepSide });
-  } else if (doc && side === 'right') updateDoc(doc.id, { selected: null, details: null });
+  } else if (side === 'right') updateDoc(doc.id, { selected: null, details: null });
+  if (index === null) return;
+  const workerDocId = side === 'left' ? doc.workerDocId : c.result?.docId;
+  if (!workerDocId) return;
+  void loadCompareDetails(tabId, side, index, workerDocId);
+}
+
+async function loadCompareDetails(tabId: string, side: Side, index: number, workerDocId: string) {
+  try {
+    const details = await workers().model.api.nodeDetails(workerDocId, 'sg:0', index);
+    // a later selection (or a new Optimize) wins
+    updateCompare(tabId, (c) => (c.selected?.side === side && c.selected.index === index && (side === 'left' || c.result?.docId === workerDocId) ? { details } : {}));
+  } catch (e) {
+    pushAlert({ severity: 'error', message: `${SIDE_TITLE[side]} model: ${(e as Error).message}` });
+  }
+}
+
+/** Centres the other pane on the middle one of `index`'s related nodes. */
+export function centerRelated(tabId: string, side: Side, index: number) {
+  const r = useOrigins.getState().compare[tabId]?.result;
+  if (!r) return;
+  const related = (side === 'left' ? r.sourceToOptimized : r.optimizedToSource)[index] ?? [];
+  if (related.length) compareGraphView(side === 'left' ? 'right' : 'left')?.centerOn(related[Math.floor((related.length - 1) / 2)]!);
 }
 
 export function hoverInCompare(tabId: string, side: Side, index: number | null) {

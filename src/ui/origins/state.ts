@@ -4,7 +4,7 @@
  * the app store so the Origins panel and the compare view stay one folder.
  */
 import { create } from 'zustand';
-import type { Graph, GraphLayout, OptimizeView, OriginsView } from '../../worker/api';
+import type { Graph, GraphLayout, NodeDetails, OptimizeView, OriginsView } from '../../worker/api';
 import type { GraphViewHandle } from '../graph/GraphView';
 
 export type OptimizeOk = Extract<OptimizeView, { ok: true }>;
@@ -32,6 +32,10 @@ export interface CompareState {
   left: ComparePaneState | null;
   right: ComparePaneState | null;
   selected: { side: Side; index: number } | null;
+  /** node details of `selected`, from the worker document of its side (null while loading) */
+  details: NodeDetails | null;
+  /** the pane last used (selected in): the side panel describes its model */
+  focus: Side;
   hover: { side: Side; index: number } | null;
   error: string | null;
 }
@@ -66,6 +70,19 @@ export function registerMainView(get: () => GraphViewHandle | null) {
 }
 export function mainGraphView(): GraphViewHandle | null {
   return mainView ? mainView() : null;
+}
+
+/** The two graph views of the compare view (registered by ComparePane) so panel rows can centre on nodes. */
+const compareViews: Record<Side, (() => GraphViewHandle | null) | null> = { left: null, right: null };
+export function registerCompareView(side: Side, get: () => GraphViewHandle | null) {
+  compareViews[side] = get;
+  return () => {
+    if (compareViews[side] === get) compareViews[side] = null;
+  };
+}
+export function compareGraphView(side: Side): GraphViewHandle | null {
+  const get = compareViews[side];
+  return get ? get() : null;
 }
 
 /** Uint8Array mask over `count` nodes with the listed indices set (GraphView `highlighted`). */

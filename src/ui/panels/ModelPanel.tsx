@@ -1,5 +1,5 @@
-import type { Doc } from '../store';
 import { showGraph } from '../actions';
+import type { PanelSubject } from './subject';
 
 function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -8,9 +8,11 @@ function formatBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
-/** Model properties: format, description, version, subgraphs, metadata, signatures, buffers. */
-export function ModelPanel({ doc }: { doc: Doc }) {
-  const s = doc.summary;
+/** Model properties of the panel's model: format, description, version, subgraphs, metadata, signatures, buffers. */
+export function ModelPanel({ subject }: { subject: PanelSubject }) {
+  const s = subject.summary;
+  // the compare panes draw subgraph 0 of each model: there the list is not a switch
+  const switchable = subject.side === null;
   return (
     <div className="model-panel">
       <h2>Model</h2>
@@ -46,9 +48,13 @@ export function ModelPanel({ doc }: { doc: Doc }) {
       <ol className="subgraph-list" start={0}>
         {s.graphs.map((g) => (
           <li key={g.id}>
-            <button type="button" className="link" onClick={() => void showGraph(doc.id, g.id)} aria-current={g.id === doc.graphId}>
-              {g.name || '(unnamed)'}
-            </button>{' '}
+            {switchable ? (
+              <button type="button" className="link" onClick={() => void showGraph(subject.tabId, g.id)} aria-current={g.id === subject.graphId}>
+                {g.name || '(unnamed)'}
+              </button>
+            ) : (
+              <span aria-current={g.id === subject.graphId}>{g.name || '(unnamed)'}</span>
+            )}{' '}
             <span className="muted">
               {g.stats.nodes} nodes · {g.stats.edges} edges
             </span>
@@ -92,11 +98,11 @@ export function ModelPanel({ doc }: { doc: Doc }) {
           </div>
         ))
       )}
-      {doc.diagnostics.length > 0 && (
+      {subject.diagnostics.length > 0 && (
         <>
           <h3>Diagnostics</h3>
           <ul>
-            {doc.diagnostics.map((d, i) => (
+            {subject.diagnostics.map((d, i) => (
               <li key={i} className={`diag diag-${d.severity}`}>
                 {d.source ? `${d.source}: ` : ''}
                 {d.offset !== undefined ? `byte ${d.offset}: ` : ''}

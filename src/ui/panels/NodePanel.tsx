@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
-import type { Doc } from '../store';
 import type { GraphPort, TensorDetails } from '../../worker/api';
 import { workers } from '../actions';
+import type { PanelSubject } from './subject';
 
-/** The selected node: op type, options, inputs and outputs with their tensor details. */
-export function NodePanel({ doc }: { doc: Doc }) {
-  const details = doc.details;
-  if (doc.selected === null) return <p className="muted">Select a node to see its properties.</p>;
+/** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
+export function NodePanel({ subject }: { subject: PanelSubject }) {
+  const details = subject.details;
+  if (subject.selected === null) return <p className="muted">Select a node to see its properties.</p>;
   if (!details) return <p className="muted">Loading…</p>;
   const { node, extra } = details;
   return (
@@ -43,7 +43,7 @@ export function NodePanel({ doc }: { doc: Doc }) {
         <>
           <h3>Inputs</h3>
           {node.inputs.map((p, i) => (
-            <Port key={`${i}:${p.tensor}`} doc={doc} port={p} />
+            <Port key={`${i}:${p.tensor}`} subject={subject} port={p} />
           ))}
         </>
       )}
@@ -51,7 +51,7 @@ export function NodePanel({ doc }: { doc: Doc }) {
         <>
           <h3>Outputs</h3>
           {node.outputs.map((p, i) => (
-            <Port key={`${i}:${p.tensor}`} doc={doc} port={p} />
+            <Port key={`${i}:${p.tensor}`} subject={subject} port={p} />
           ))}
         </>
       )}
@@ -75,7 +75,7 @@ function fmt(v: number | boolean): string {
 }
 
 /** One input or output: tensor details are decoded on demand in the worker. */
-function Port({ doc, port }: { doc: Doc; port: GraphPort }) {
+function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
   const [t, setT] = useState<TensorDetails | null>(null);
   const [err, setErr] = useState<string | null>(null);
   useEffect(() => {
@@ -84,13 +84,13 @@ function Port({ doc, port }: { doc: Doc; port: GraphPort }) {
     setErr(null);
     if (port.tensor < 0) return;
     workers()
-      .model.api.tensorDetails(doc.workerDocId, doc.graphId, port.tensor)
+      .model.api.tensorDetails(subject.workerDocId, subject.graphId, port.tensor)
       .then((d) => live && setT(d))
       .catch((e: Error) => live && setErr(e.message));
     return () => {
       live = false;
     };
-  }, [doc.workerDocId, doc.graphId, port.tensor]);
+  }, [subject.workerDocId, subject.graphId, port.tensor]);
 
   return (
     <div className="port">
