@@ -177,6 +177,17 @@ test.describe('optimize and compare', () => {
     await panel.getByRole('tab', { name: 'Node' }).click();
     await expect(panel.getByRole('heading', { level: 2 })).toContainText('INSTANCE_NORM');
 
+    // the model worker dies: the optimized model is re-opened from its bytes (new document id)
+    // and the selection's details come again from it
+    await page.evaluate(() => (window as unknown as { __npuStudio: { crashModelWorker(): void } }).__npuStudio.crashModelWorker());
+    await expect(page.getByRole('alert').filter({ hasText: 'restarted' })).toBeVisible();
+    await expect(page.getByLabel('worker state')).toContainText('re-opened');
+    await right.getByRole('button', { name: /^INSTANCE_NORM / }).click();
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('INSTANCE_NORM');
+    await expect(panel.getByRole('table', { name: 'Options' }).getByRole('row', { name: /epsilon/ })).toBeVisible();
+    await left.getByRole('button', { name: /^MEAN Mean_of_ifm/ }).click();
+    await expect(panel.getByRole('heading', { level: 2 })).toContainText('Mean_of_ifm');
+
     // the optimized model downloads with its origin tables
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download .circle' }).click();

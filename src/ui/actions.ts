@@ -78,6 +78,19 @@ async function openFileSet(files: InputFile[]) {
   }
 }
 
+/**
+ * Documents other parts of the UI open in the model worker on their own (the optimized model of
+ * the compare view) hook in here: re-open them after a worker restart, close them with their tab.
+ */
+export interface WorkerDocOwner {
+  reopen(): Promise<void>;
+  tabClosed(tabId: string): void;
+}
+const docOwners: WorkerDocOwner[] = [];
+export function registerWorkerDocOwner(owner: WorkerDocOwner) {
+  if (!docOwners.includes(owner)) docOwners.push(owner);
+}
+
 async function reopenAll() {
   const { model } = workers();
   for (const d of useStudio.getState().docs) {
@@ -85,6 +98,7 @@ async function reopenAll() {
     if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
     else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
   }
+  for (const o of docOwners) await o.reopen();
   useStudio.setState({ workerNote: 'worker restarted; documents re-opened' });
 }
 
@@ -168,6 +182,7 @@ export function closeDoc(id: string) {
   const d = s.docs.find((x) => x.id === id);
   if (!d) return;
   void workers().model.api.close(d.workerDocId);
+  for (const o of docOwners) o.tabClosed(id);
   const docs = s.docs.filter((x) => x.id !== id);
   const idx = s.docs.indexOf(d);
   useStudio.setState({ docs, activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId });

@@ -1,7 +1,7 @@
 /** What the user can do with origins: load them for the graph on screen, optimize, compare, download. */
 import { describeError } from '../../core/errors';
 import { activeDoc, pushAlert, updateDoc, useStudio } from '../store';
-import { prepareGraphView, selectNode, workers } from '../actions';
+import { prepareGraphView, registerWorkerDocOwner, selectNode, workers } from '../actions';
 import { compareGraphView, mainGraphView, updateCompare, useOrigins, type ComparePaneState, type Side } from './state';
 import { SIDE_TITLE, type PanelSubject } from '../panels/subject';
 
@@ -81,6 +81,37 @@ export async function runOptimize(passes: string[]) {
     pushAlert({ severity: 'error', message });
   }
 }
+
+/**
+ * The optimized models live in the model worker as documents of their own: after a worker
+ * restart they are re-opened from the bytes the optimize call returned (the ids change), and
+ * closing a tab closes its optimized model too.
+ */
+registerWorkerDocOwner({
+  async reopen() {
+    for (const [tabId, c] of Object.entries(useOrigins.getState().compare)) {
+      if (!c.result) continue;
+      const res = await workers().model.api.open([{ name: c.result.name, blob: new Blob([c.result.bytes as Uint8Array<ArrayBuffer>]) }]);
+      if (res.ok) {
+        updateCompare(tabId, (cur) => (cur.result ? { result: { ...cur.result, docId: res.docId } } : {}));
+        // node details of the selection are fetched again from the re-opened documents
+        const sel = useOrigins.getState().compare[tabId]?.selected;
+        if (sel) selectInCompare(tabId, sel.side, sel.index);
+      } else {
+        updateCompare(tabId, { open: false, result: null, right: null, selected: null, details: null, focus: 'left' });
+        pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+      }
+    }
+  },
+  tabClosed(tabId) {
+    const c = useOrigins.getState().compare[tabId];
+    if (c?.result) void workers().model.api.close(c.result.docId);
+    useOrigins.setState((s) => {
+      const { [tabId]: _gone, ...compare } = s.compare;
+      return { compare };
+    });
+  },
+});
 
 export function closeCompare(tabId: string) {
   updateCompare(tabId, { open: false, hover: null });
