@@ -27,6 +27,12 @@ test.describe('profile view of a systrace capture', () => {
     const expected = readFileSync(join(SYSTRACE, 'expected', 'omr1.txt'), 'utf8');
     await openOmr1(page);
 
+    // one alert for the whole capture: the warning named, the notes counted (the Diagnostics panel lists them all)
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert.locator('.alert-text')).toHaveText('omr1.trace.txt: No NNAPI Runtime trace present - check your systrace setup (1 warning, 7 notes)');
+    await expect(alert.getByRole('button', { name: 'See Diagnostics' })).toBeVisible();
+
     const status = page.getByRole('status');
     await expect(status).toContainText('12200 marks · 5 runs');
     await expect(status).toContainText(TRACE);
@@ -129,12 +135,50 @@ test.describe('profile view of a systrace capture', () => {
     await page.screenshot({ path: screenshotPath('profile-dark'), fullPage: true });
   });
 
+  test('the alert\'s See Diagnostics brings the Diagnostics panel into view', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await openOmr1(page);
+    const diagnostics = page.getByRole('region', { name: /^Diagnostics/ });
+    const heading = diagnostics.getByRole('heading', { name: /^Diagnostics/ });
+    await expect(heading).not.toBeInViewport();
+    await page.getByRole('alert').getByRole('button', { name: 'See Diagnostics' }).click();
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    await expect(heading).toBeInViewport();
+    await expect(diagnostics).toBeFocused();
+    await page.screenshot({ path: screenshotPath('profile-see-diagnostics') });
+    await expect(diagnostics.getByRole('list', { name: 'Diagnostics' }).getByRole('listitem')).toHaveCount(8);
+  });
+
+  test('bad captures: one alert naming the file', async ({ page }) => {
+    await page.goto('/?sample=none');
+    const junk = new Uint8Array(3000).map((_, i) => (i * 7919) % 256);
+    await dropFiles(page, [{ name: 'junk.trace.txt', bytes: junk }]);
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert).toHaveClass(/alert-error/);
+    await expect(alert.locator('.alert-text')).toHaveText(
+      'junk.trace.txt: line 1: no ftrace text found: the file has no "TASK-PID ... TIMESTAMP  FUNCTION" header (is it a systrace capture?) (1 error)',
+    );
+    await expect(page.getByText(/No NNAPI run in junk\.trace\.txt/)).toBeVisible();
+
+    const cut = readFileSync(join(SYSTRACE, 'inputs', TRACE)).subarray(0, 3000);
+    await dropFiles(page, [{ name: 'cut.trace.txt', bytes: cut }]);
+    await expect(alert).toHaveCount(2);
+    await expect(alert.nth(1).locator('.alert-text')).toHaveText(/^cut\.trace\.txt: the trace-data block is not closed by <\/script> \(truncated HTML\?\); .* \(3 warnings\)$/);
+    await page.screenshot({ path: screenshotPath('profile-bad-captures') });
+  });
+
   test('incomplete capture: the run without a table still shows its timeline and the diagnostic', async ({ page }) => {
     const name = 'omr1_incomplete.trace.txt';
     await page.goto('/?sample=none');
     await dropFiles(page, [{ name, bytes: readFileSync(join(SYSTRACE, 'inputs', name)) }]);
     const runSelect = page.getByRole('combobox', { name: 'Run', exact: true });
     await expect(runSelect.locator('option')).toHaveCount(21);
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert.locator('.alert-text')).toHaveText(
+      /^omr1_incomplete\.trace\.txt: No NNAPI Runtime trace present - check your systrace setup; line 9951: Incomplete trace, not able to print all statistics: run 21 .*… \(2 warnings, 1 note\)$/,
+    );
     await runSelect.selectOption({ index: 20 });
     await expect(page.locator('.pv-status')).toHaveText('incomplete');
     await expect(page.getByText(/AOSP prints no table for this run/)).toBeVisible();
