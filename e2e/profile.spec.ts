@@ -27,6 +27,12 @@ test.describe('profile view of a systrace capture', () => {
     const expected = readFileSync(join(SYSTRACE, 'expected', 'omr1.txt'), 'utf8');
     await openOmr1(page);
 
+    // one alert for the whole capture: the warning named, the notes counted (the Diagnostics panel lists them all)
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert.locator('.alert-text')).toHaveText('omr1.trace.txt: No NNAPI Runtime trace present - check your systrace setup (1 warning, 7 notes)');
+    await expect(alert.getByRole('button', { name: 'See Diagnostics' })).toBeVisible();
+
     const status = page.getByRole('status');
     await expect(status).toContainText('12200 marks · 5 runs');
     await expect(status).toContainText(TRACE);
@@ -129,12 +135,136 @@ test.describe('profile view of a systrace capture', () => {
     await page.screenshot({ path: screenshotPath('profile-dark'), fullPage: true });
   });
 
+  test('the alert\'s See Diagnostics brings the Diagnostics panel into view', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await openOmr1(page);
+    const diagnostics = page.getByRole('region', { name: /^Diagnostics/ });
+    const heading = diagnostics.getByRole('heading', { name: /^Diagnostics/ });
+    await expect(heading).not.toBeInViewport();
+    await page.getByRole('alert').getByRole('button', { name: 'See Diagnostics' }).click();
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    await expect(heading).toBeInViewport();
+    await expect(diagnostics).toBeFocused();
+    await page.screenshot({ path: screenshotPath('profile-see-diagnostics') });
+    await expect(diagnostics.getByRole('list', { name: 'Diagnostics' }).getByRole('listitem')).toHaveCount(8);
+  });
+
+  test('keyboard: Tab into the timeline, arrows move between marks, Enter selects, Escape clears', async ({ page }) => {
+    await openOmr1(page);
+    const canvas = page.getByTestId('timeline-canvas');
+    const focusLine = page.getByTestId('timeline-focus');
+    const details = page.getByRole('complementary', { name: 'Selection details' });
+    await expect(focusLine).toHaveText('');
+
+    // Tab from the last control before the timeline
+    await page.getByRole('table', { name: /NNAPI timing summary/ }).getByRole('button').last().focus();
+    for (let i = 0; i < 4 && !(await canvas.evaluate((c) => c === document.activeElement)); i++) await page.keyboard.press('Tab');
+    await expect(canvas).toBeFocused();
+    // the first mark of the run (nothing selected yet), with its thread
+    await expect(focusLine).toHaveText('mobilenet_quantized, Application Overall, 737.796 ms, thread MobileIQWorker 27051');
+
+    // the focus ring is drawn in the accent colour, and only while the canvas has the keyboard focus
+    const accentPixels = () =>
+      canvas.evaluate((c: HTMLCanvasElement) => {
+        const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - 0x1f) < 12 && Math.abs(d[i + 1]! - 0x6f) < 12 && Math.abs(d[i + 2]! - 0xeb) < 12) n++;
+        return n;
+      });
+    await expect.poll(accentPixels).toBeGreaterThan(200);
+
+    await page.keyboard.press('ArrowDown');
+    await expect(focusLine).toContainText('BenchmarkModel::benchmark, Application ');
+    await page.keyboard.press('ArrowDown');
+    await expect(focusLine).toHaveText(/^HIDL::IServiceManager::listByInterface::client, IPC /);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect(focusLine).toHaveText(/^HIDL::IDevice::prepareModel::client, IPC Compilation, 544\.885 ms$/);
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: screenshotPath('profile-keyboard-focus'), fullPage: true });
+    await canvas.screenshot({ path: screenshotPath('profile-keyboard-ring') });
+
+    // Enter selects: the details panel shows the mark, the announcement says so
+    await page.keyboard.press('Enter');
+    await expect(details.getByRole('heading', { level: 2 })).toHaveText(/HIDL::IDevice::prepareModel::client/);
+    await expect(details).toContainText('Layer · phaseIPC · Compilation');
+    await expect(focusLine).toHaveText(/, selected$/);
+
+    // up goes to the parent without changing the selection; Escape clears the selection
+    await page.keyboard.press('ArrowUp');
+    await expect(focusLine).toHaveText(/^BenchmarkModel::benchmark, /);
+    await expect(details.getByRole('heading', { level: 2 })).toHaveText(/HIDL::IDevice::prepareModel::client/);
+    await page.keyboard.press('Escape');
+    await expect(details).toContainText('Press a table cell');
+
+    // + zooms around the focused mark (a short one near the start stays in view), Shift+arrows pan and keep the focus
+    await page.keyboard.press('ArrowDown');
+    await expect(focusLine).toHaveText(/^HIDL::IServiceManager::listByInterface::client, /);
+    const visible = page.locator('.tl-gutter-head');
+    await expect(visible).toHaveText('737.796 ms visible');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('+');
+    await expect(visible).toHaveText(/^145\.7\d\d ms visible$/);
+    await expect.poll(accentPixels).toBeGreaterThan(200);
+    const zoomed = await page.locator('.tl-axis .tick text').allTextContents();
+    await page.keyboard.press('Shift+ArrowRight');
+    await expect.poll(() => page.locator('.tl-axis .tick text').allTextContents()).not.toEqual(zoomed);
+    await expect(focusLine).toHaveText(/^HIDL::IServiceManager::listByInterface::client, /);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('0');
+
+    // down into the driver thread: the announcement names the new thread
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowDown');
+    await expect(focusLine).toHaveText(/, thread HwBinder:756_2 23196$/);
+    await page.keyboard.press('Enter');
+    await expect(details).toContainText('ThreadHwBinder:756_2 23196');
+    await page.screenshot({ path: screenshotPath('profile-keyboard-driver'), fullPage: true });
+    await expect(visible).toHaveText('737.796 ms visible'); // the arrows pressed during the fit animation did not stop it
+
+    // leaving the timeline hides the ring and the announcement
+    await page.keyboard.press('Shift+Tab');
+    await expect(canvas).not.toBeFocused();
+    await expect(focusLine).toHaveText('');
+    await expect.poll(accentPixels).toBe(0);
+
+    // dark theme: back in, the ring on the same mark
+    await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+    await page.keyboard.press('Tab');
+    await expect(canvas).toBeFocused();
+    await expect(focusLine).toHaveText(/^HIDL::IDevice::getCapabilities::server, Driver Initialization, /);
+    await page.waitForTimeout(100);
+    await canvas.screenshot({ path: screenshotPath('profile-keyboard-ring-dark') });
+  });
+
+  test('bad captures: one alert naming the file', async ({ page }) => {
+    await page.goto('/?sample=none');
+    const junk = new Uint8Array(3000).map((_, i) => (i * 7919) % 256);
+    await dropFiles(page, [{ name: 'junk.trace.txt', bytes: junk }]);
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert).toHaveClass(/alert-error/);
+    await expect(alert.locator('.alert-text')).toHaveText(
+      'junk.trace.txt: line 1: no ftrace text found: the file has no "TASK-PID ... TIMESTAMP  FUNCTION" header (is it a systrace capture?) (1 error)',
+    );
+    await expect(page.getByText(/No NNAPI run in junk\.trace\.txt/)).toBeVisible();
+
+    const cut = readFileSync(join(SYSTRACE, 'inputs', TRACE)).subarray(0, 3000);
+    await dropFiles(page, [{ name: 'cut.trace.txt', bytes: cut }]);
+    await expect(alert).toHaveCount(2);
+    await expect(alert.nth(1).locator('.alert-text')).toHaveText(/^cut\.trace\.txt: the trace-data block is not closed by <\/script> \(truncated HTML\?\); .* \(3 warnings\)$/);
+    await page.screenshot({ path: screenshotPath('profile-bad-captures') });
+  });
+
   test('incomplete capture: the run without a table still shows its timeline and the diagnostic', async ({ page }) => {
     const name = 'omr1_incomplete.trace.txt';
     await page.goto('/?sample=none');
     await dropFiles(page, [{ name, bytes: readFileSync(join(SYSTRACE, 'inputs', name)) }]);
     const runSelect = page.getByRole('combobox', { name: 'Run', exact: true });
     await expect(runSelect.locator('option')).toHaveCount(21);
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveCount(1);
+    await expect(alert.locator('.alert-text')).toHaveText(
+      /^omr1_incomplete\.trace\.txt: No NNAPI Runtime trace present - check your systrace setup; line 9951: Incomplete trace, not able to print all statistics: run 21 .*… \(2 warnings, 1 note\)$/,
+    );
     await runSelect.selectOption({ index: 20 });
     await expect(page.locator('.pv-status')).toHaveText('incomplete');
     await expect(page.getByText(/AOSP prints no table for this run/)).toBeVisible();

@@ -8,6 +8,7 @@ import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } 
 import type { InputFile } from '../worker/api';
 import { unpackGraph } from '../core/graph/pack';
 import { registerPreparedScene } from './graph/prepared';
+import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -69,7 +70,13 @@ async function openFileSet(files: InputFile[]) {
       details: null,
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
-    for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError({ kind: 'corrupt', ...d }) });
+    if (res.kind === 'profile') {
+      // the Profile view lists every diagnostic with its line: one alert summarises them (none for notes alone)
+      const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
+      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
+    } else {
+      for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError({ kind: 'corrupt', ...d }) });
+    }
     if (first && res.kind === 'graph') await showGraph(id, first.id);
   } catch (e) {
     pushAlert({ severity: 'error', message: `${files[0]?.name ?? 'file'}: ${(e as Error).message}` });
@@ -175,6 +182,13 @@ export async function selectNode(index: number | null) {
 
 export function activate(id: string) {
   useStudio.setState({ activeId: id });
+}
+
+/** An alert's "See Diagnostics": shows the document and asks its Profile view to scroll its Diagnostics panel into sight. */
+export function showDiagnostics(docId: string) {
+  if (!useStudio.getState().docs.some((d) => d.id === docId)) return;
+  updateDoc(docId, { reveal: 'diagnostics' });
+  activate(docId);
 }
 
 export function closeDoc(id: string) {

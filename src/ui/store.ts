@@ -39,6 +39,8 @@ export interface Doc {
   loading: LoadingState | null;
   selected: number | null;
   details: NodeDetails | null;
+  /** a request to scroll a part of the document's view into sight (the Profile view's Diagnostics), cleared once done */
+  reveal?: 'diagnostics' | null;
 }
 
 export interface Alert {
@@ -46,6 +48,8 @@ export interface Alert {
   severity: 'error' | 'warning' | 'info';
   message: string;
   error?: ErrorInfo;
+  /** a button in the alert: `show-diagnostics` brings the document's Diagnostics panel into view */
+  action?: { kind: 'show-diagnostics'; label: string; docId: string };
 }
 
 export interface FindState {

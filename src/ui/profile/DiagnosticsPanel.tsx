@@ -31,7 +31,7 @@ export function DiagnosticsPanel({ analysis, runLines }: { analysis: SystraceAna
   for (const d of diags) counts[d.severity]++;
 
   return (
-    <section className="pv-card pv-diag" aria-labelledby="pv-diag-title">
+    <section className="pv-card pv-diag" aria-labelledby="pv-diag-title" tabIndex={-1}>
       <h2 id="pv-diag-title">
         Diagnostics{' '}
         <span className="muted pv-count">

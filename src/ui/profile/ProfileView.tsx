@@ -212,7 +212,11 @@ export function ProfileView({ analysis, theme }: { analysis: SystraceAnalysis; t
               <div className="muted pv-hint">
                 <h2>Selection</h2>
                 <p>Press a table cell to highlight the marks that make it up; click a bar in the timeline for its details.</p>
-                <p>Timeline: wheel zooms, drag pans, double-click fits; with the timeline focused, + and − zoom, arrows pan, 0 fits.</p>
+                <p>Timeline: wheel zooms, drag pans, double-click fits.</p>
+                <p>
+                  Keys, with the timeline focused: ←/→ previous/next mark, ↑/↓ parent/child, Home/End, Enter selects, Esc clears,
+                  +/− zoom, Shift+←/→ pan, 0 fits.
+                </p>
               </div>
             )}
             </div>

@@ -3,6 +3,11 @@
  * layer, app and driver processes in labelled groups. d3 scales and d3-zoom drive the time axis
  * (wheel zooms, drag pans, double-click fits); the axis, the lane labels and the tooltip are DOM.
  * Drawing happens at most once per animation frame; `window.__npuTimelineStats` counts frames.
+ *
+ * Keyboard: the canvas is one tab stop holding a roving focus over the marks (`stepMark` in
+ * timeline-model.ts): arrows move it, Enter selects, Escape clears the selection, + / − zoom,
+ * Shift+arrows pan, 0 fits. The focused mark gets a focus ring, is panned and scrolled into
+ * view, and is announced as text through an aria-live line under the canvas.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { scaleLinear, select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
@@ -10,7 +15,19 @@ import type { TimelineMark, TimelineThread } from '../../core/systrace/model';
 import { LAYER_NAMES, PHASE_NAMES } from '../../core/systrace/model';
 import { formatUs, tickLabel } from './format';
 import { timelinePalette, type Theme } from './palette';
-import { extentOf, GROUP_HEAD, hitTest, layoutTimeline, type TimelineLayout } from './timeline-model';
+import {
+  extentOf,
+  firstVisibleMark,
+  GROUP_HEAD,
+  hitTest,
+  layoutTimeline,
+  markAnnouncement,
+  panToShow,
+  ROW_HEIGHT,
+  stepMark,
+  type TimelineLayout,
+  type TimelineStep,
+} from './timeline-model';
 import { TimelineRenderer } from './timeline-render';
 
 declare global {
@@ -34,6 +51,22 @@ const GUTTER = 188;
 const AXIS_H = 26;
 const MIN_VISIBLE_US = 5;
 
+/** Arrow keys (without modifiers) and Home / End move the keyboard focus between marks. */
+const STEP_KEYS: Record<string, TimelineStep> = {
+  ArrowLeft: 'prev',
+  ArrowRight: 'next',
+  ArrowUp: 'up',
+  ArrowDown: 'down',
+  Home: 'home',
+  End: 'end',
+};
+
+/** The keyboard focus: a mark index, and whether to name its thread (it is on another thread than before). */
+interface KeyFocus {
+  index: number;
+  newThread: boolean;
+}
+
 export function layerPhaseText(m: TimelineMark): string {
   const layer = LAYER_NAMES[m.layer] ?? m.layer;
   const phase = PHASE_NAMES[m.effectivePhase] ?? m.effectivePhase;
@@ -51,7 +84,13 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   const zoomRef = useRef<ZoomBehavior<HTMLCanvasElement, unknown> | null>(null);
   const [width, setWidth] = useState(800);
   const [hover, setHover] = useState<{ mark: number; x: number; y: number } | null>(null);
+  const [focus, setFocus] = useState<KeyFocus | null>(null);
+  /** the canvas has the focus and the last input was the keyboard: draw the ring, announce */
+  const [focusShown, setFocusShown] = useState(false);
+  const focusProxy = useRef<HTMLDivElement>(null);
   const visible = useRef<[number, number]>([0, layout.spanUs]);
+  /** the range an animated zoom is heading for, while it runs */
+  const goal = useRef<[number, number] | null>(null);
   const visibleLabel = useRef<HTMLDivElement>(null);
   const frame = useRef(0);
   const palette = timelinePalette(theme);
@@ -68,8 +107,10 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   const selectedIndex = selectedId === null ? null : (layout.byId.get(selectedId) ?? null);
 
   // everything the draw needs, read through a ref so that draws never wait for React
-  const live = useRef({ layout, width, palette, highlightFlags, selectedIndex, hovered: null as number | null });
-  live.current = { layout, width, palette, highlightFlags, selectedIndex, hovered: hover?.mark ?? null };
+  const focusIndex = focus !== null && focus.index < layout.marks.length ? focus.index : null;
+  const focusedForDraw = focusShown ? focusIndex : null;
+  const live = useRef({ layout, width, palette, highlightFlags, selectedIndex, hovered: null as number | null, focused: null as number | null });
+  live.current = { layout, width, palette, highlightFlags, selectedIndex, hovered: hover?.mark ?? null, focused: focusedForDraw };
 
   const baseScale = useCallback(() => scaleLinear().domain([0, live.current.layout.spanUs]).range([0, live.current.width]), []);
 
@@ -95,6 +136,7 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
       highlight: live.current.highlightFlags,
       selected: live.current.selectedIndex,
       hovered: live.current.hovered,
+      focused: live.current.focused,
     }, ticks);
     // axis (DOM): ticks relative to the run start
     const axis = axisRef.current;
@@ -179,8 +221,17 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
       const k = span / (hi - lo);
       const t = zoomIdentity.translate((-lo * w * k) / span, 0).scale(k);
       const sel = select(canvas);
-      if (animate) sel.transition().duration(280).call(z.transform, t);
-      else sel.call(z.transform, t);
+      if (animate) {
+        // keyboard steps during the transition start from where it is going, not from where it is
+        goal.current = [lo, hi];
+        sel
+          .transition()
+          .duration(280)
+          .call(z.transform, t)
+          .on('end.goal interrupt.goal', () => {
+            goal.current = null;
+          });
+      } else sel.call(z.transform, t);
     },
     [],
   );
@@ -191,6 +242,7 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   useEffect(() => {
     fitAll(false);
     setHover(null);
+    setFocus(null);
   }, [layout, fitAll]);
 
   // a resize: keep the visible range
@@ -213,6 +265,11 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
     setRange(ext[0] - pad, ext[1] + pad, true);
   }, [highlight, layout, setRange]);
 
+  // a selection (a click, Enter, the details panel, a cell's list) moves the keyboard focus to it
+  useEffect(() => {
+    if (selectedIndex !== null) setFocus((f) => (f?.index === selectedIndex ? f : { index: selectedIndex, newThread: false }));
+  }, [selectedIndex]);
+
   // a mark selected elsewhere (the details panel, a cell's list): bring it into view
   useEffect(() => {
     if (selectedId === null) return;
@@ -228,7 +285,12 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
   // any state change: redraw
   useEffect(() => {
     requestDraw();
-  }, [theme, highlightFlags, selectedIndex, hover, layout, requestDraw]);
+  }, [theme, highlightFlags, selectedIndex, hover, layout, focusedForDraw, requestDraw]);
+
+  // the focused mark's row scrolled into the page's view (the proxy sits on that row)
+  useEffect(() => {
+    if (focusedForDraw !== null) focusProxy.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [focusedForDraw]);
 
   useEffect(
     () => () => {
@@ -265,25 +327,75 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
 
   const onClick = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const m = markAt(e.clientX, e.clientY);
+    if (m !== null) setFocus({ index: m, newThread: false });
     onSelect(m === null ? null : layout.marks[m]!);
+  };
+
+  /** Pans (never zooms) so that mark `i` shows. */
+  const panTo = (i: number) => {
+    const ext = extentOf(layout, [layout.marks[i]!.id]);
+    if (!ext) return;
+    const [a, b] = goal.current ?? visible.current;
+    const [na, nb] = panToShow(a, b, ext[0], ext[1], layout.spanUs);
+    if (goal.current || na !== a || nb !== b) setRange(na, nb, false);
+  };
+
+  const moveFocus = (step: TimelineStep) => {
+    const from = focusIndex ?? firstVisibleMark(layout, visible.current[0], visible.current[1]);
+    if (from === null) return;
+    const to = stepMark(layout, from, step);
+    setFocus({ index: to, newThread: layout.laneOf[to] !== layout.laneOf[from] });
+    panTo(to);
+  };
+
+  const onFocus = () => {
+    const canvas = canvasRef.current;
+    setFocusShown(!!canvas && canvas.matches(':focus-visible'));
+    if (focusIndex === null) {
+      const first = selectedIndex ?? firstVisibleMark(layout, visible.current[0], visible.current[1]);
+      if (first !== null) setFocus({ index: first, newThread: true });
+    }
   };
 
   const onKey = (e: React.KeyboardEvent<HTMLCanvasElement>) => {
     const z = zoomRef.current;
     const canvas = canvasRef.current;
-    if (!z || !canvas) return;
+    if (!z || !canvas || e.ctrlKey || e.metaKey || e.altKey) return;
     const sel = select(canvas);
     const w = live.current.width;
+    // zoom around the focused mark when it shows, so that it stays in view
+    const anchor = (): [number, number] => {
+      if (focusIndex === null) return [w / 2, 0];
+      const ext = extentOf(layout, [layout.marks[focusIndex]!.id])!;
+      const x = transform.current.rescaleX(baseScale());
+      const c = x((ext[0] + ext[1]) / 2);
+      return [c >= 0 && c <= w ? c : w / 2, 0];
+    };
+    const step = e.shiftKey ? undefined : STEP_KEYS[e.key];
     let handled = true;
-    if (e.key === '+' || e.key === '=' || e.key === 'w') z.scaleBy(sel, 1.5, [w / 2, 0]);
-    else if (e.key === '-' || e.key === 's') z.scaleBy(sel, 1 / 1.5, [w / 2, 0]);
-    else if (e.key === 'ArrowLeft' || e.key === 'a') z.translateBy(sel, (w * 0.15) / transform.current.k, 0);
-    else if (e.key === 'ArrowRight' || e.key === 'd') z.translateBy(sel, (-w * 0.15) / transform.current.k, 0);
+    if (step) moveFocus(step);
+    else if (e.key === 'Enter' || e.key === ' ') {
+      if (focusIndex !== null) onSelect(layout.marks[focusIndex]!);
+    } else if (e.key === '+' || e.key === '=' || e.key === 'w') z.scaleBy(sel, 1.5, anchor());
+    else if (e.key === '-' || e.key === 's') z.scaleBy(sel, 1 / 1.5, anchor());
+    else if ((e.shiftKey && e.key === 'ArrowLeft') || e.key === 'a') z.translateBy(sel, (w * 0.15) / transform.current.k, 0);
+    else if ((e.shiftKey && e.key === 'ArrowRight') || e.key === 'd') z.translateBy(sel, (-w * 0.15) / transform.current.k, 0);
     else if (e.key === '0' || e.key === 'f') fitAll(true);
     else if (e.key === 'Escape') onSelect(null);
     else handled = false;
-    if (handled) e.preventDefault();
+    if (handled) {
+      e.preventDefault();
+      setFocusShown(true);
+    }
   };
+
+  const focusMark = focusIndex !== null ? layout.marks[focusIndex]! : null;
+  const focusLane = focusIndex !== null ? layout.lanes[layout.laneOf[focusIndex]!]! : null;
+  const focusRow = focusLane && focusIndex !== null ? focusLane.rows[layout.rowOf[focusIndex]!]! : null;
+  const announcement =
+    focusShown && focusMark && focusLane
+      ? `${markAnnouncement(focusMark)}${focus?.newThread ? `, thread ${focusLane.thread.task} ${focusLane.thread.tid}` : ''}${focusIndex === selectedIndex ? ', selected' : ''}`
+      : '';
 
   const hovered = hover ? layout.marks[hover.mark]! : null;
   const hoveredThread = hover ? layout.lanes[layout.laneOf[hover.mark]!]!.thread : null;
@@ -332,14 +444,39 @@ export function Timeline({ threads, theme, highlight, selectedId, onSelect, labe
           className="tl-canvas"
           data-testid="timeline-canvas"
           tabIndex={0}
-          role="img"
-          aria-label={`Timeline of ${label}: ${layout.markCount} marks on ${layout.lanes.length} threads. Keys: plus and minus zoom, arrows pan, 0 fits, Escape clears the selection.`}
+          role="application"
+          aria-roledescription="timeline"
+          aria-label={`Timeline of ${label}: ${layout.markCount} marks on ${layout.lanes.length} threads. Keys: left and right arrows go to the previous and next mark of a row, up to the parent, down to the first child or the next row, Home and End to the ends of a row; Enter selects, Escape clears the selection; plus and minus zoom, Shift with left or right arrow pans, 0 fits.`}
+          onFocus={onFocus}
+          onBlur={() => setFocusShown(false)}
+          onPointerDown={() => setFocusShown(false)}
           onPointerMove={onMove}
           onPointerLeave={() => setHover(null)}
           onClick={onClick}
           onDoubleClick={() => fitAll(true)}
           onKeyDown={onKey}
         />
+        {focusRow && (
+          <div
+            ref={focusProxy}
+            className="tl-focus-proxy"
+            aria-hidden="true"
+            style={{ top: focusRow.y - 6, height: ROW_HEIGHT + 12, left: GUTTER, scrollMarginTop: AXIS_H + 8 }}
+          />
+        )}
+      </div>
+      <div className="tl-focus-line">
+        {!announcement && (
+          <span className="muted">Keyboard: Tab into the timeline; arrows move between marks, Enter selects (all keys in the Selection panel).</span>
+        )}
+        {announcement && (
+          <span className="muted" aria-hidden="true">
+            Focused:{' '}
+          </span>
+        )}
+        <span aria-live="polite" aria-atomic="true" data-testid="timeline-focus">
+          {announcement}
+        </span>
       </div>
       {hovered && hover && hoveredThread && (
         <div

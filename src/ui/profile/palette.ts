@@ -20,6 +20,8 @@ export interface TimelinePalette {
   /** the fills mixed into the background: marks outside the highlighted set */
   layerDim: string[];
   selected: string;
+  /** the keyboard focus ring (the app's accent, as in the CSS focus outlines) */
+  focus: string;
   highlight: string;
   /** veil over the marks that are not highlighted */
   dim: string;
@@ -86,6 +88,7 @@ function make(theme: Theme): TimelinePalette {
         layerText: layer.map(textOn),
         layerDim,
         selected: '#ffffff',
+        focus: '#4c8dff',
         highlight: '#ffd54a',
         dim: 'rgba(21,24,29,0.72)',
       }
@@ -100,6 +103,7 @@ function make(theme: Theme): TimelinePalette {
         layerText: layer.map(textOn),
         layerDim,
         selected: '#111418',
+        focus: '#1f6feb',
         highlight: '#b8860b',
         dim: 'rgba(255,255,255,0.72)',
       };

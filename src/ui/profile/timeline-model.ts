@@ -8,6 +8,8 @@
  * stack), so both begin and end times are sorted, which the binary searches rely on.
  */
 import type { TimelineMark, TimelineThread } from '../../core/systrace/model';
+import { LAYER_NAMES, PHASE_NAMES } from '../../core/systrace/model';
+import { formatUs } from './format';
 
 /** Layers in legend order; the index is the colour slot drawn for a mark. */
 export const LAYER_ORDER = ['LA', 'LR', 'LI', 'LD', 'LC', 'LO', 'LU', 'LX'] as const;
@@ -260,4 +262,154 @@ export function extentOf(layout: TimelineLayout, ids: Iterable<number>): [number
     if (row.end[p]! > hi) hi = row.end[p]!;
   }
   return Number.isFinite(lo) ? [lo, Math.max(hi, lo + 1)] : null;
+}
+
+/**
+ * Keyboard steps over the drawn marks: `prev` / `next` along the same row of one thread by time,
+ * `home` / `end` to the row's first and last mark, `up` to the parent (when it is drawn in the
+ * row above) or else to the mark of the row above nearest in time, `down` to the first child (in
+ * the row below) or else to the nearest mark of the row below. Rows continue across threads:
+ * above the first row of a thread is the last row of the thread above it, and below its last
+ * row the first row of the next one (empty rows are skipped).
+ */
+export type TimelineStep = 'prev' | 'next' | 'home' | 'end' | 'up' | 'down';
+
+/** The row of one lane that holds a mark; null for an index outside the layout. */
+function rowAt(layout: TimelineLayout, index: number): TimelineRow | null {
+  if (index < 0 || index >= layout.marks.length) return null;
+  return layout.lanes[layout.laneOf[index]!]?.rows[layout.rowOf[index]!] ?? null;
+}
+
+/** The next non-empty row above (dir -1) or below (dir +1) a lane's row, crossing lanes; null at the edge. */
+function adjacentRow(layout: TimelineLayout, lane: number, row: number, dir: -1 | 1): TimelineRow | null {
+  let l = lane;
+  let r = row + dir;
+  while (l >= 0 && l < layout.lanes.length) {
+    const rows = layout.lanes[l]!.rows;
+    while (r >= 0 && r < rows.length) {
+      if (rows[r]!.begin.length > 0) return rows[r]!;
+      r += dir;
+    }
+    l += dir;
+    if (l >= 0 && l < layout.lanes.length) r = dir > 0 ? 0 : layout.lanes[l]!.rows.length - 1;
+  }
+  return null;
+}
+
+/**
+ * Position in `row` of the mark nearest to time `t`: one covering it, else the one with the
+ * smallest gap; counted marks before ignored ones drawn at the same place, then the earliest.
+ */
+export function nearestInRow(row: TimelineRow, t: number): number {
+  const n = row.begin.length;
+  let best = -1;
+  let bestScore = Infinity;
+  const consider = (i: number) => {
+    const b = row.begin[i]!;
+    const e = row.end[i]!;
+    const d = t < b ? b - t : t > e ? t - e : 0;
+    const score = d * 2 + (row.flags[i]! & FLAG_IGNORED ? 1 : 0);
+    if (score < bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  };
+  // every mark before `first` ends before t; the last of them is the nearest on that side
+  const first = lowerBound(row.maxEnd, t);
+  if (first > 0) consider(first - 1);
+  let i = first;
+  for (; i < n && row.begin[i]! <= t; i++) consider(i);
+  if (i < n) consider(i);
+  return best < 0 ? 0 : best;
+}
+
+/** Where a keyboard step from mark `from` (an index into layout.marks) goes; `from` itself when it cannot move. */
+export function stepMark(layout: TimelineLayout, from: number, step: TimelineStep): number {
+  const row = rowAt(layout, from);
+  if (!row) return from;
+  const lane = layout.laneOf[from]!;
+  const r = layout.rowOf[from]!;
+  const p = layout.posOf[from]!;
+  const n = row.begin.length;
+  switch (step) {
+    case 'prev':
+      return p > 0 ? row.index[p - 1]! : from;
+    case 'next':
+      return p + 1 < n ? row.index[p + 1]! : from;
+    case 'home':
+      return row.index[0]!;
+    case 'end':
+      return row.index[n - 1]!;
+    case 'up': {
+      const parentId = layout.marks[from]!.parent;
+      const parent = parentId === null ? undefined : layout.byId.get(parentId);
+      if (parent !== undefined && layout.laneOf[parent] === lane && layout.rowOf[parent] === r - 1) return parent;
+      const above = adjacentRow(layout, lane, r, -1);
+      return above ? above.index[nearestInRow(above, (row.begin[p]! + row.end[p]!) / 2)]! : from;
+    }
+    case 'down': {
+      const below = adjacentRow(layout, lane, r, 1);
+      if (!below) return from;
+      const b = row.begin[p]!;
+      const e = row.end[p]!;
+      const id = layout.marks[from]!.id;
+      if (below === layout.lanes[lane]!.rows[r + 1]) {
+        // the first child: the earliest mark of the row below whose parent this is
+        for (let i = lowerBound(below.maxEnd, b); i < below.begin.length && below.begin[i]! <= e; i++) {
+          if (layout.marks[below.index[i]!]!.parent === id) return below.index[i]!;
+        }
+      }
+      return below.index[nearestInRow(below, (b + e) / 2)]!;
+    }
+  }
+}
+
+/**
+ * The mark focused when the keyboard enters the timeline with nothing focused or selected: the
+ * first mark of the topmost row that shows something of the visible range [t0, t1], else the
+ * first mark drawn. Null for an empty layout.
+ */
+export function firstVisibleMark(layout: TimelineLayout, t0: number, t1: number): number | null {
+  let first: number | null = null;
+  for (const lane of layout.lanes) {
+    for (const row of lane.rows) {
+      const n = row.begin.length;
+      if (n === 0) continue;
+      if (first === null) first = row.index[0]!;
+      for (let i = lowerBound(row.maxEnd, t0); i < n && row.begin[i]! <= t1; i++) {
+        if (row.end[i]! >= t0) return row.index[i]!;
+      }
+    }
+  }
+  return first;
+}
+
+/**
+ * The visible range after bringing [b, e] into [t0, t1] with the least panning (the zoom is
+ * kept): unchanged when the mark is inside, or when it is wider than the view and fills at least
+ * a quarter of it; otherwise moved so that the mark (or its start, when wider than the view)
+ * sits a little inside the edge it came from. Kept within [0, spanUs].
+ */
+export function panToShow(t0: number, t1: number, b: number, e: number, spanUs: number): [number, number] {
+  const len = t1 - t0;
+  const w = e - b;
+  if (b >= t0 && e <= t1) return [t0, t1];
+  let a: number;
+  if (w >= len) {
+    const shown = Math.min(e, t1) - Math.max(b, t0);
+    if (shown >= len * 0.25) return [t0, t1];
+    a = b - len * 0.1;
+  } else {
+    const margin = Math.min(len * 0.1, (len - w) / 2);
+    a = b < t0 ? b - margin : e + margin - len;
+  }
+  a = Math.max(0, Math.min(a, spanUs - len));
+  return [a, a + len];
+}
+
+/** What a screen reader hears for a focused mark: `<name>, <layer> <phase>, <elapsed> ms` (plain text). */
+export function markAnnouncement(m: TimelineMark): string {
+  const layer = LAYER_NAMES[m.layer] ?? m.layer;
+  const phase = PHASE_NAMES[m.effectivePhase] ?? m.effectivePhase;
+  return `${m.name || m.mark}, ${layer} ${phase}, ${formatUs(m.elapsedUs)}${m.ignored ? ', ignored' : ''}`;
 }

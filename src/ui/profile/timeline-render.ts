@@ -32,6 +32,8 @@ export interface TimelineMarksState {
   highlight: Uint8Array | null;
   selected: number | null;
   hovered: number | null;
+  /** the keyboard focus, drawn with a focus ring (null while the timeline is not focused by keyboard) */
+  focused: number | null;
 }
 
 export interface DrawStats {
@@ -242,7 +244,38 @@ export class TimelineRenderer {
 
     this.strokeMark(ctx, layout, view, state.hovered, palette.selected, 1);
     this.strokeMark(ctx, layout, view, state.selected, palette.selected, 2.5);
+    this.focusRing(ctx, layout, view, state.focused, palette);
     return { rects, labels: labels.length };
+  }
+
+  /**
+   * The keyboard focus: a ring in the focus colour a few pixels outside the bar, separated from
+   * it by a line of the background, so it reads on every fill and next to the selection outline;
+   * at least 9 px wide, so that a sub-pixel mark shows where it is.
+   */
+  private focusRing(ctx: CanvasRenderingContext2D, layout: TimelineLayout, view: TimelineView, mark: number | null, palette: TimelinePalette) {
+    if (mark === null) return;
+    const lane = layout.lanes[layout.laneOf[mark]!];
+    if (!lane) return;
+    const row = lane.rows[layout.rowOf[mark]!]!;
+    const p = layout.posOf[mark]!;
+    const k = view.width / (view.t1 - view.t0);
+    let x0 = (row.begin[p]! - view.t0) * k;
+    let x1 = (row.end[p]! - view.t0) * k;
+    if (x1 - x0 < 1) {
+      const c = (x0 + x1) / 2;
+      x0 = c - 0.5;
+      x1 = c + 0.5;
+    }
+    x0 = Math.max(-8, x0);
+    x1 = Math.min(view.width + 8, x1);
+    if (x1 < -6 || x0 > view.width + 6) return;
+    ctx.strokeStyle = palette.background;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(x0 - 2, row.y - 2, x1 - x0 + 4, ROW_HEIGHT + 4);
+    ctx.strokeStyle = palette.focus;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(x0 - 4, row.y - 4, x1 - x0 + 8, ROW_HEIGHT + 8);
   }
 
   private strokeMark(ctx: CanvasRenderingContext2D, layout: TimelineLayout, view: TimelineView, mark: number | null, colour: string, lw: number) {

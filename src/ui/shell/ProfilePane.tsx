@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
-import { useStudio, activeDoc, pushAlert } from '../store';
+import { useEffect, useRef, useState } from 'react';
+import { useStudio, activeDoc, pushAlert, updateDoc } from '../store';
 import { workers } from '../actions';
 import type { SystraceAnalysis } from '../../worker/api';
 import { ProfileView } from '../profile/ProfileView';
@@ -8,6 +8,7 @@ import { ProfileView } from '../profile/ProfileView';
 export function ProfilePane({ theme }: { theme: 'light' | 'dark' }) {
   const doc = useStudio(activeDoc);
   const [analysis, setAnalysis] = useState<SystraceAnalysis | null>(null);
+  const paneRef = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!doc) return;
     let live = true;
@@ -20,9 +21,21 @@ export function ProfilePane({ theme }: { theme: 'light' | 'dark' }) {
       live = false;
     };
   }, [doc?.workerDocId]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // "See Diagnostics" in an alert: once the view is drawn, scroll its Diagnostics panel into sight and focus it
+  const reveal = doc?.reveal ?? null;
+  useEffect(() => {
+    if (!doc || reveal !== 'diagnostics' || !analysis) return;
+    const panel = paneRef.current?.querySelector<HTMLElement>('.pv-diag');
+    if (!panel) return;
+    panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    panel.focus({ preventScroll: true });
+    updateDoc(doc.id, { reveal: null });
+  }, [doc, reveal, analysis]);
+
   if (!doc) return null;
   return (
-    <section className="profile-pane" aria-label="Profile">
+    <section className="profile-pane" aria-label="Profile" ref={paneRef}>
       {analysis ? <ProfileView analysis={analysis} theme={theme} /> : <p className="muted pad">Analysing {doc.title}…</p>}
     </section>
   );
