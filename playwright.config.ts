@@ -27,8 +27,5 @@ export default defineConfig({
     url: `http://127.0.0.1:${PORT}/`,
     reuseExistingServer: false,
     timeout: 60_000,
-  // a loaded 2-core CI machine opens Monaco and the workers slower than a laptop; these waits are
-  // for behaviour, not timing figures (those are in `npm run bench`)
-  expect: { timeout: 10_000 },
   },
 });
