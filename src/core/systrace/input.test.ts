@@ -84,6 +84,19 @@ describe('read', () => {
     expect(cut.marks.length).toBeGreaterThan(100);
     expect(cut.diagnostics.some((d) => /truncated/.test(d.message))).toBe(true);
   });
+  it('a text capture cut mid-line gets a note naming the last line; a whole one does not', () => {
+    const whole = ftraceText([
+      { tid: 7, tgid: 7, time: '1.000000', mark: 'B|7|[NN_LA_PO]net' },
+      { tid: 7, tgid: 7, time: '1.000100', mark: 'E|7' },
+    ]);
+    expect(read(whole, 'whole.txt').diagnostics).toEqual([]);
+    const text = whole.slice(0, whole.length - 12);
+    const cut = read(text, 'cut.txt');
+    const note = cut.diagnostics.find((d) => /middle of a line/.test(d.message));
+    expect(note?.severity).toBe('info');
+    expect(note?.line).toBe(text.split('\n').length);
+    expect(note?.message).toContain('thread7-7');
+  });
   it('a mark-like line in the wrong layout is a warning with its line number', () => {
     const t = read(`${ftraceText([])}garbage tracing_mark_write: B|1|[NN_LR_PP]x\n`, 'w.txt');
     expect(t.diagnostics).toHaveLength(1);

@@ -290,6 +290,15 @@ export function read(text: string, file: string): SystraceTrace {
     });
   } else if (format === 'html' && !sawScriptEnd) {
     diagnostics.push({ severity: 'warning', file, message: 'the trace-data block is not closed by </script> (truncated HTML?); read to the end of the file' });
+  } else if (format === 'ftrace' && !/\n\s*$/.test(text.slice(-4096))) {
+    // upstream reads such a file without a word; a cut-off capture explains missing end marks
+    const lastLine = text.slice(text.lastIndexOf('\n') + 1);
+    diagnostics.push({
+      severity: 'info',
+      file,
+      line: n,
+      message: `the file ends in the middle of a line (truncated capture?): ${lastLine.trim().slice(0, 120)}`,
+    });
   }
   return { file, format: header === null ? 'unknown' : format, header, headerLine, marks, diagnostics };
 }
