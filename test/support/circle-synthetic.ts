@@ -110,7 +110,7 @@ export function resnetLikeCircle(opts: SyntheticCircleOptions): CircleModel {
   }
   return {
     identifier: 'CIR0',
-    version: 0,
+    version: 3, // circle schema version, as circlechef writes it
     description: `synthetic ResNet-like chain, ${opts.operators} operators`,
     operatorCodes: [
       { code: OP.ADD, deprecatedBuiltinCode: OP.ADD, builtinCode: OP.ADD, customCode: null, version: 1 },
