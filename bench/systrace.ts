@@ -1,7 +1,7 @@
 /**
  * Systrace figure: parse + aggregate an NNAPI systrace capture (omr1, AOSP's own test capture,
  * rebuilt as the ~3.8 MB HTML systrace writes; see test/support/systrace-capture.ts). Times
- * read + analyse (tables, timeline) as the model worker does it:
+ * read + analyse (tables, timeline), what the model worker runs on the decoded text:
  * - warm: median of 10 runs in this process after 5 warm-up runs (V8 needs about 5 to optimise);
  * - cold: the first analysis of a fresh Node process (this file run again as a child), median of 5.
  *
