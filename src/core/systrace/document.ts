@@ -9,7 +9,8 @@ export const systraceFormat: DocumentFormat = {
   name: 'systrace',
   detect(files: SourceFile[]): boolean {
     const main = files[0];
-    return !!main && detect(main.bytes.subarray(0, 1 << 20), main.name) !== null;
+    // detect reads the first megabyte, and an HTML file to its end for the trace header
+    return !!main && detect(main.bytes, main.name) !== null;
   },
   open(files: SourceFile[]): OpenedDocument {
     const main = files[0]!;

@@ -65,6 +65,17 @@ describe('read', () => {
     expect(detect(html, 'x.html')?.variant).toBe('html');
     expect(detect(new TextEncoder().encode(body), 'x.txt')?.variant).toBe('ftrace');
   });
+  it('detects an HTML capture whose trace data comes after megabytes of viewer code', () => {
+    const body = ftraceText([{ tid: 5, tgid: 5, time: '1.000000', mark: 'B|5|[NN_LR_PP]f' }, { tid: 5, tgid: 5, time: '2.000000', mark: 'E|5' }]);
+    const viewer = `<!DOCTYPE html>\n<html>\n<head>\n<script>\n${'  // viewer code\n'.repeat(200_000)}</script>\n</head>\n<body>\n`;
+    const html = `${viewer}<script class="trace-data" type="application/text">\n${body}</script>\n</body>\n</html>\n`;
+    expect(html.length).toBeGreaterThan(3 << 20);
+    expect(detect(html, 'capture.html')).toMatchObject({ format: 'systrace', variant: 'html', confidence: 1 });
+    expect(detect(new TextEncoder().encode(html), 'capture.html')).toMatchObject({ format: 'systrace', variant: 'html', confidence: 1 });
+    // a large HTML page without a trace is still not a capture; a large non-HTML file is only read in its head
+    expect(detect(new TextEncoder().encode(viewer), 'page.html')).toBeNull();
+    expect(detect(new TextEncoder().encode(`${'x'.repeat(2 << 20)}\n${body}`), 'blob.bin')).toBeNull();
+  });
   it('old format: tgid from B|n| and, for a bare E, from the thread', () => {
     const text = [
       '#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION',

@@ -173,6 +173,19 @@ function tgidFromMark(mark: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Whether `pattern` (ASCII) occurs in `input` at or after `from` (minus an overlap of the pattern's length). */
+function includesAfter(input: Uint8Array | string, pattern: string, from: number): boolean {
+  const start = Math.max(0, from - pattern.length);
+  if (typeof input === 'string') return input.indexOf(pattern, start) >= 0;
+  const first = pattern.charCodeAt(0);
+  for (let i = input.indexOf(first, start); i >= 0 && i + pattern.length <= input.length; i = input.indexOf(first, i + 1)) {
+    let k = 1;
+    while (k < pattern.length && input[i + k] === pattern.charCodeAt(k)) k++;
+    if (k === pattern.length) return true;
+  }
+  return false;
+}
+
 /** Whether the text looks like a systrace capture. */
 export function detect(input: Uint8Array | string, name = ''): SystraceDetection | null {
   let head: string;
@@ -183,8 +196,13 @@ export function detect(input: Uint8Array | string, name = ''): SystraceDetection
     for (let i = 0; i < n; i += 8192) s += String.fromCharCode(...input.subarray(i, Math.min(n, i + 8192)));
     head = s;
   }
-  const hasHeader = head.includes(HEADER_NEW) || head.includes(HEADER_OLD);
   const html = /<script class="trace-data"/.test(head) || /<!DOCTYPE html>/i.test(head.slice(0, 1024));
+  // systrace writes the Catapult viewer (megabytes of JavaScript) before the trace data, so an
+  // HTML file is searched to its end for the header; other files only in their first megabyte
+  const hasHeader =
+    head.includes(HEADER_NEW) ||
+    head.includes(HEADER_OLD) ||
+    (html && input.length > head.length && (includesAfter(input, HEADER_NEW, head.length) || includesAfter(input, HEADER_OLD, head.length)));
   if (hasHeader) return { format: 'systrace', variant: html ? 'html' : 'ftrace', confidence: 1 };
   if (html && head.includes('tracing_mark_write')) return { format: 'systrace', variant: 'html', confidence: 0.8 };
   if (/\.(trace|systrace|ftrace)(\.txt)?$/i.test(name) || /systrace.*\.html?$/i.test(name)) {
