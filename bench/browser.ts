@@ -8,47 +8,20 @@
  *   the renderer's draw time per frame; and the longest main-thread task seen during the drop.
  * Netron's figures for the same sizes (given in the issue) are printed beside ours for scale.
  */
-import { chromium, type Page } from 'playwright-core';
-import { spawn, spawnSync } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { write } from '../src/core/circle/write';
 import { resnetLikeCircle } from '../test/support/circle-synthetic';
+import { launchChromium, requireChromium, startPreview } from './support/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const PORT = 4391;
 const SIZES = [1000, 3000, 10000];
 const NETRON_PAINT_S: Record<number, number> = { 1000: 2.5, 3000: 6.5, 10000: 18.6 };
 const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5 };
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`Browser bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
-  process.exit(0);
-}
+requireChromium('Browser');
 if (!existsSync('public/samples/index.json')) spawnSync('node', ['scripts/make-samples.mjs'], { stdio: 'inherit' });
-const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'error'], { stdio: 'inherit' });
-if (built.status !== 0) process.exit(1);
-const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
-const stop = () => {
-  try {
-    process.kill(-server.pid!);
-  } catch {
-    /* already gone */
-  }
-};
-process.on('exit', stop);
-
-async function waitForServer() {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${PORT}/`);
-      if (r.ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('vite preview did not start');
-}
+const server = await startPreview({ port: 4391 });
 
 interface DropFigures {
   paintMs: number;
@@ -56,7 +29,7 @@ interface DropFigures {
 }
 
 async function dropAndPaint(page: Page, name: string, bytes: Uint8Array, operators: number): Promise<DropFigures> {
-  await page.goto(`http://127.0.0.1:${PORT}/?sample=none`);
+  await page.goto(`${server.url}/?sample=none`);
   await page.evaluate(() => {
     (window as unknown as { __longest: number }).__longest = 0;
     new PerformanceObserver((list) => {
@@ -147,11 +120,7 @@ async function panZoom(page: Page, seconds: number) {
   }, elapsed);
 }
 
-await waitForServer();
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-gpu'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // tsx compiles this file with esbuild's keepNames, which wraps named functions in `__name(...)`;
@@ -184,5 +153,5 @@ try {
   }
 } finally {
   await browser.close();
-  stop();
+  server.stop();
 }

@@ -7,49 +7,18 @@
  *   event to the DOM commit that marks its origin rows, and to the next animation frame.
  * Target: under 16 ms (one frame at 60 Hz).
  */
-import { chromium, type Page } from 'playwright-core';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { cpus, loadavg } from 'node:os';
 import { write } from '../src/core/circle/write';
 import { attachOrigins, synthesiseOrigins, type Origins } from '../src/core/origin';
 import { resnetLikeCircle } from '../test/support/circle-synthetic';
+import { launchChromium, requireChromium, startPreview, type Server } from './support/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const PORT = 4393;
-const OUT_DIR = '.cache/bench-origins-ui';
 const OPERATORS = 10_000;
 const SAMPLES = 30;
 const TARGET_MS = 16;
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`Origins UI bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
-  process.exit(0);
-}
-// its own output folder, so a bench never replaces the build another preview is serving
-const built = spawnSync('npx', ['vite', 'build', '--outDir', OUT_DIR, '--emptyOutDir', '--logLevel', 'error'], { stdio: 'inherit' });
-if (built.status !== 0) process.exit(1);
-const server = spawn('npx', ['vite', 'preview', '--outDir', OUT_DIR, '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
-const stop = () => {
-  try {
-    process.kill(-server.pid!);
-  } catch {
-    /* already gone */
-  }
-};
-process.on('exit', stop);
-
-async function waitForServer() {
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('vite preview did not start');
-}
+requireChromium('Origins UI');
 
 /** 10,000 operators; operator i came from sources i and i+1 (every source shared by two operators) */
 function modelBytes(): Uint8Array {
@@ -68,8 +37,8 @@ function stats(xs: number[]) {
   return { median: q(0.5), p95: q(0.95), max: s[s.length - 1]! };
 }
 
-async function open(page: Page, bytes: Uint8Array) {
-  await page.goto(`http://127.0.0.1:${PORT}/?sample=none`);
+async function open(page: Page, server: Server, bytes: Uint8Array) {
+  await page.goto(`${server.url}/?sample=none`);
   // tsx (esbuild keepNames) wraps named functions in __name(); give the page a no-op one
   await page.evaluate('globalThis.__name = (f) => f');
   await page.evaluate(
@@ -165,12 +134,12 @@ async function graphToRows(page: Page): Promise<{ commit: number[]; frame: numbe
 }
 
 async function main() {
-  await waitForServer();
+  const server = await startPreview({ port: 4393, outDir: '.cache/bench-origins-ui' });
   const bytes = modelBytes();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await open(page, bytes);
+    await open(page, server, bytes);
     const a = stats(await rowToGraph(page));
     const b = await graphToRows(page);
     const bc = stats(b.commit);
@@ -186,12 +155,8 @@ async function main() {
     console.log(`\nChromium headless, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the end (the machine is shared).`);
   } finally {
     await browser.close();
-    stop();
+    server.stop();
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  stop();
-  process.exit(1);
-});
+await main(); // a failure exits 1 with its stack; the harness stops the server on exit

@@ -10,45 +10,17 @@
  * Models: test/support/circle-synthetic.ts `resnetLikeCircle` at 1,000 and 10,000 operators.
  * Run with `npm run bench -- partition-ui` (or `npx tsx bench/partition-ui.ts`).
  */
-import { chromium, type CDPSession, type Page } from 'playwright-core';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { CDPSession, Page } from 'playwright-core';
 import { loadavg } from 'node:os';
 import { write } from '../src/core/circle/write';
 import { resnetLikeCircle } from '../test/support/circle-synthetic';
+import { launchChromium, requireChromium, startPreview } from './support/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const PORT = 4396;
 const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [1000, 10000];
 const EDITS = Number(process.env.EDITS) || 8;
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`Partition UI bench skipped: no Chromium at ${CHROMIUM}.`);
-  process.exit(0);
-}
-const built = spawnSync('npx', ['vite', 'build', '--logLevel', 'error'], { stdio: 'inherit' });
-if (built.status !== 0) process.exit(1);
-const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
-const stop = () => {
-  try {
-    process.kill(-server.pid!);
-  } catch {
-    /* already gone */
-  }
-};
-process.on('exit', stop);
-
-async function waitForServer() {
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('vite preview did not start');
-}
+requireChromium('Partition UI');
+const server = await startPreview({ port: 4396 });
 
 function median(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
@@ -78,7 +50,7 @@ async function openModel(page: Page, operators: number) {
   const name = `resnet_${operators}.circle`;
   // tsx keeps function names with a helper the page does not have
   await page.addInitScript({ content: 'window.__name = (f) => f;' });
-  await page.goto(`http://127.0.0.1:${PORT}/?sample=none`);
+  await page.goto(`${server.url}/?sample=none`);
   await page.evaluate(
     async ({ b64, name }) => {
       const bin = atob(b64);
@@ -212,8 +184,7 @@ async function traceEdit(page: Page, edit: () => Promise<void>) {
   await cdp.detach();
 }
 
-await waitForServer();
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'] });
+const browser = await launchChromium();
 const rows: string[] = [];
 try {
   for (const n of SIZES) {
@@ -259,7 +230,7 @@ try {
   }
 } finally {
   await browser.close();
-  stop();
+  server.stop();
 }
 
 console.log(`## Partition editor in Chromium (load average ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} cores)`);

@@ -1,6 +1,6 @@
 /**
  * Profile timeline at 100,000 marks, in Debian Chromium (headless, --disable-gpu): frames per
- * second while panning and zooming. Starts `vite --port 5181` itself, opens the harness page
+ * second while panning and zooming. Starts `vite --port 5181` itself (BENCH_PORT overrides the port), opens the harness page
  * (e2e/harness/timeline.html: a synthetic NNAPI-shaped run rendered by the real Timeline),
  * measures, prints Markdown and stops the server.
  *
@@ -12,46 +12,15 @@
  * Figures: requestAnimationFrame callbacks per second, redraws per second, and the draw time of
  * each redraw (window.__npuTimelineStats.lastFrameMs) at the median and 95th percentile.
  */
-import { chromium, type Page } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { launchChromium, requireChromium, startDev } from './support/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const PORT = 5181;
 const MARKS = 100_000;
 const SECONDS = 3;
+const HARNESS = '/e2e/harness/timeline.html';
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`Timeline bench skipped: no Chromium at ${CHROMIUM}.`);
-  process.exit(0);
-}
-
-const server = spawn('npx', ['vite', '--port', String(PORT), '--strictPort', '--host', '127.0.0.1', '--logLevel', 'error'], {
-  stdio: 'ignore',
-  detached: true,
-});
-const stop = () => {
-  try {
-    process.kill(-server.pid!);
-  } catch {
-    /* already gone */
-  }
-};
-process.on('exit', stop);
-process.on('SIGINT', () => process.exit(130));
-
-async function waitForServer() {
-  for (let i = 0; i < 150; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${PORT}/e2e/harness/timeline.html`);
-      if (r.ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('vite did not start');
-}
+requireChromium('Timeline');
+const server = await startDev({ port: 5181, path: HARNESS });
 
 interface Figures {
   fps: number;
@@ -171,18 +140,14 @@ async function everyFrame(page: Page, mode: 'pan' | 'zoom'): Promise<Figures> {
   return stopCounting(page, (Date.now() - t0) / 1000);
 }
 
-await waitForServer();
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.addInitScript('window.__name = (f) => f'); // tsx keepNames helper, see bench/browser.ts
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && console.error(`page console: ${m.text()}`));
   const t0 = Date.now();
-  await page.goto(`http://127.0.0.1:${PORT}/e2e/harness/timeline.html?n=${MARKS}`);
+  await page.goto(`${server.url}${HARNESS}?n=${MARKS}`);
   await page.waitForFunction(() => (window as unknown as { __npuTimelineStats?: { framesDrawn: number } }).__npuTimelineStats?.framesDrawn, null, {
     timeout: 20_000,
   });
@@ -208,5 +173,5 @@ try {
   }
 } finally {
   await browser.close();
-  stop();
+  server.stop();
 }

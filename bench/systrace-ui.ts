@@ -11,49 +11,17 @@
  * - the longest UI-thread task meanwhile (Long Tasks API; 0 = none over 50 ms).
  * Each round opens a fresh page (new worker, cold JIT) and drops the capture, closes its tab and
  * drops it again (same worker, warm). Median of 5 rounds.
- * Starts its own `vite preview` on port 5191 from its own build folder; prints Markdown.
+ * Starts its own `vite preview` on port 5191 (BENCH_PORT overrides it) from its own build folder; prints Markdown.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { cpus, loadavg } from 'node:os';
 import { omr1Html } from '../test/support/systrace-capture';
+import { launchChromium, requireChromium, startPreview, type Server } from './support/harness';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const PORT = 5191;
-const OUT_DIR = '.cache/bench-systrace-ui';
 const ROUNDS = 5;
 const TARGET_MS = 300;
 
-if (!existsSync(CHROMIUM)) {
-  console.log(`Systrace UI bench skipped: no Chromium at ${CHROMIUM} (apt-get install chromium).`);
-  process.exit(0);
-}
-// its own output folder, so a bench never replaces the build another preview is serving
-const built = spawnSync('npx', ['vite', 'build', '--outDir', OUT_DIR, '--emptyOutDir', '--logLevel', 'error'], { stdio: 'inherit' });
-if (built.status !== 0) process.exit(1);
-const server = spawn('npx', ['vite', 'preview', '--outDir', OUT_DIR, '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
-const stop = () => {
-  try {
-    process.kill(-server.pid!);
-  } catch {
-    /* already gone */
-  }
-};
-process.on('exit', stop);
-process.on('SIGINT', () => process.exit(130));
-
-async function waitForServer() {
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('vite preview did not start');
-}
+requireChromium('Systrace UI');
 
 interface Drop {
   openMs: number;
@@ -71,12 +39,12 @@ type Win = Window & {
   __npuTimelineStats?: { framesDrawn: number; lastFrameMs: number };
 };
 
-async function round(browser: Browser, b64: string): Promise<{ cold: Drop; warm: Drop }> {
+async function round(browser: Browser, server: Server, b64: string): Promise<{ cold: Drop; warm: Drop }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
     await page.addInitScript('window.__name = (f) => f'); // tsx keepNames helper, see bench/browser.ts
     page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-    await page.goto(`http://127.0.0.1:${PORT}/?sample=none`);
+    await page.goto(`${server.url}/?sample=none`);
     // the files are made in the page first, so that the timing starts at the drop itself
     await page.evaluate(
       ({ b64, names }) => {
@@ -151,16 +119,13 @@ function median(xs: number[]): number {
 }
 
 async function main() {
-  await waitForServer();
+  const server = await startPreview({ port: 5191, outDir: '.cache/bench-systrace-ui' });
   const html = omr1Html();
   const b64 = Buffer.from(html).toString('base64');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   try {
     const rounds: { cold: Drop; warm: Drop }[] = [];
-    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(browser, b64));
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(browser, server, b64));
     const f = (x: number) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'n/a');
     const med = (k: 'cold' | 'warm', m: keyof Drop) => median(rounds.map((r) => r[k][m]));
     console.log(`## Systrace in the browser: drop omr1.html (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, 12,200 marks, 5 runs) to the Profile view (median of ${ROUNDS})\n`);
@@ -180,12 +145,8 @@ async function main() {
     console.log(`Chromium headless, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} at the end (the machine is shared).`);
   } finally {
     await browser.close();
-    stop();
+    server.stop();
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  stop();
-  process.exit(1);
-});
+await main(); // a failure exits 1 with its stack; the harness stops the server on exit
