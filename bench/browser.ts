@@ -21,7 +21,7 @@ const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5 };
 
 requireChromium('Browser');
 if (!existsSync('public/samples/index.json')) spawnSync('node', ['scripts/make-samples.mjs'], { stdio: 'inherit' });
-const server = await startPreview({ port: 4391 });
+const server = await startPreview({ port: 4391, outDir: '.cache/bench-browser' });
 
 interface DropFigures {
   paintMs: number;

@@ -20,7 +20,7 @@ const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [10
 const EDITS = Number(process.env.EDITS) || 8;
 
 requireChromium('Partition UI');
-const server = await startPreview({ port: 4396 });
+const server = await startPreview({ port: 4396, outDir: '.cache/bench-partition-ui' });
 
 function median(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
