@@ -107,6 +107,9 @@ test.describe('optimize and compare', () => {
     await expect(left).toHaveAttribute('data-related-count', String(operators));
     await expect(left.getByText(`${operators} related nodes`)).toBeVisible();
     await page.screenshot({ path: screenshotPath('compare-selected-right') });
+    // the status bar counts both graphs on screen: an INSTANCE_NORM between the input and the output
+    await expect(page.getByRole('status')).toContainText(`${operators} nodes`);
+    await expect(page.getByRole('status')).toContainText('optimized: 1 nodes · 2 edges');
 
     // the side panel follows the pane last used: the optimized node, from the optimized document
     const panel = page.getByRole('complementary', { name: 'Properties' });
@@ -204,6 +207,7 @@ test.describe('optimize and compare', () => {
 
     await page.getByRole('button', { name: '← Single view' }).click();
     await expect(page.getByRole('region', { name: 'Graph' })).toBeVisible();
+    await expect(page.getByRole('status')).not.toContainText('optimized');
     await expect(page.getByRole('button', { name: 'Compare', exact: true })).toBeVisible();
   });
 });

@@ -1,4 +1,5 @@
 import { useStudio, activeDoc } from '../store';
+import { useOrigins } from '../origins/state';
 
 /** `file · N nodes · M edges · worker state`; role="status" for assistive technology and tests. */
 export function StatusBar() {
@@ -6,6 +7,9 @@ export function StatusBar() {
   const note = useStudio((s) => s.workerNote);
   const opening = useStudio((s) => s.opening);
   const stats = doc?.summary.graphs.find((g) => g.id === doc.graphId)?.stats;
+  // the compare view shows two graphs: the optimized one's counts follow the tab's
+  const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
+  const optimized = compare?.open ? compare.result?.summary.graphs[0]?.stats : undefined;
   const parts: string[] = [];
   if (doc) parts.push(doc.title);
   if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
@@ -22,6 +26,7 @@ export function StatusBar() {
       <div role="status" aria-live="polite" className="status-main">
         {parts.length > 0 && <span className="status-file">{parts.join(' · ')} · </span>}
         <span className="status-counts">{counts}</span>
+        {optimized && <span className="status-optimized"> · optimized: {optimized.nodes} nodes · {optimized.edges} edges</span>}
       </div>
       <div className="status-worker" aria-label="worker state">{state}</div>
     </footer>
