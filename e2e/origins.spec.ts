@@ -158,6 +158,17 @@ test.describe('optimize and compare', () => {
     await expect(right).toHaveAttribute('data-related-count', '1');
     await expect(panel.getByText('synthesised', { exact: true })).toBeVisible();
     await expect(panel.getByRole('table', { name: 'Operator origins' }).getByRole('row')).toHaveCount(operators + 1);
+    // hover links between the pane the panel follows and its Origins tab, as in the single view:
+    // a source row lights up its operator in the left pane, a left node lights up its source row
+    await left.getByRole('button', { name: 'MEAN Mean_of_ifm' }).hover();
+    await expect(panel.locator('[data-source-id="0"]')).toHaveClass(/\bhl\b/);
+    await page.mouse.move(1, 300);
+    await expect(panel.locator('[data-source-id="0"]')).not.toHaveClass(/\bhl\b/);
+    await panel.locator('[data-source-id="2"]').hover();
+    await expect(left).toHaveAttribute('data-highlighted-count', '1');
+    await page.screenshot({ path: screenshotPath('compare-origins-hover-source-left') });
+    await page.mouse.move(1, 300);
+    await expect(left).toHaveAttribute('data-highlighted-count', '0');
     await panel.getByRole('tab', { name: 'Node' }).click();
     await expect(panel.getByRole('heading', { level: 2 })).toContainText('MEAN');
     await expect(panel.getByRole('heading', { level: 2 })).toContainText('Mean_of_ifm');

@@ -68,6 +68,7 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
       <div className="compare-panes">
         <Pane
           ref_={leftRef}
+          tabId={tabId}
           side="left"
           title={SIDE_TITLE.left}
           subtitle={doc.title}
@@ -79,6 +80,7 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
         />
         <Pane
           ref_={rightRef}
+          tabId={tabId}
           side="right"
           title={SIDE_TITLE.right}
           subtitle={c.result?.name ?? ''}
@@ -96,6 +98,7 @@ export function ComparePane({ theme }: { theme: 'light' | 'dark' }) {
 
 interface PaneProps {
   ref_: React.RefObject<GraphViewHandle | null>;
+  tabId: string;
   side: Side;
   title: string;
   subtitle: string;
@@ -106,17 +109,23 @@ interface PaneProps {
   onHover(index: number | null): void;
 }
 
-function Pane({ ref_, side, title, subtitle, state, pane, theme, onSelect, onHover }: PaneProps) {
+function Pane({ ref_, tabId, side, title, subtitle, state, pane, theme, onSelect, onHover }: PaneProps) {
   const related = relatedIn(state, side);
   const count = pane?.graph.nodes.length ?? 0;
-  const highlighted = useMemo(() => maskOf(count, related), [count, related]);
+  // the side panel describes the pane last used (see panels/subject.ts)
+  const focused = state.focus === side && (side === 'left' || !!state.result);
+  // a source row hovered in the Origins tab lights up its operators in the pane the tab describes
+  const sourceNodes = useOrigins((s) => {
+    if (!focused || s.hoverSource === null) return null;
+    const view = s.origins[side === 'left' ? tabId : `${tabId}:optimized`]?.view;
+    return view?.graphId === 'sg:0' ? (view.sources.find((x) => x.id === s.hoverSource)?.nodes ?? null) : null;
+  });
+  const highlighted = useMemo(() => maskOf(count, sourceNodes ? [...(related ?? []), ...sourceNodes] : related), [count, related, sourceNodes]);
   const selected = state.selected?.side === side ? state.selected.index : null;
   const ops = opCount(pane);
   const n = related?.length ?? 0;
-  // the side panel describes the pane last used (see panels/subject.ts)
-  const focused = state.focus === side && (side === 'left' || !!state.result);
   return (
-    <section className={`compare-pane${focused ? ' focused' : ''}`} aria-label={`${title} graph`} data-related-count={n} data-operators={ops} data-focused={focused}>
+    <section className={`compare-pane${focused ? ' focused' : ''}`} aria-label={`${title} graph`} data-related-count={n} data-highlighted-count={highlighted ? highlighted.reduce((a, v) => a + v, 0) : 0} data-operators={ops} data-focused={focused}>
       <div className="compare-head" title={focused ? 'The side panel shows this model' : undefined}>
         <span className="title">{title}</span>
         <span className="muted ellipsis" title={subtitle}>

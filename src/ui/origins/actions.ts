@@ -129,6 +129,7 @@ export function reopenCompare(tabId: string) {
 export function selectInCompare(tabId: string, side: Side, index: number | null) {
   const selected = index === null ? null : { side, index };
   updateCompare(tabId, { selected, details: null, focus: side });
+  syncHoverNode(tabId);
   const doc = useStudio.getState().docs.find((d) => d.id === tabId);
   const c = useOrigins.getState().compare[tabId];
   if (!doc || !c) return;
@@ -164,6 +165,17 @@ export function centerRelated(tabId: string, side: Side, index: number) {
 
 export function hoverInCompare(tabId: string, side: Side, index: number | null) {
   updateCompare(tabId, { hover: index === null ? null : { side, index } });
+  syncHoverNode(tabId);
+}
+
+/**
+ * The Origins tab describes the pane the panel follows: its rows light up for a node hovered in
+ * that pane. Called on hover and on focus change (a click moves the focus under a still pointer).
+ */
+function syncHoverNode(tabId: string) {
+  const c = useOrigins.getState().compare[tabId];
+  const hoverNode = c?.hover && c.hover.side === c.focus ? c.hover.index : null;
+  if (useOrigins.getState().hoverNode !== hoverNode) useOrigins.setState({ hoverNode });
 }
 
 export function downloadOptimized(tabId: string) {
