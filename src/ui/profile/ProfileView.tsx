@@ -8,7 +8,7 @@ import type { SystraceAnalysis } from '../../worker/api';
 import type { RunResult, TableCell, TableRow, TimelineMark, TimingTable } from '../../core/systrace/model';
 import { LAYER_NAMES, PHASE_NAMES } from '../../core/systrace/model';
 import { DiagnosticsPanel } from './DiagnosticsPanel';
-import { formatUs } from './format';
+import { formatUs, groupThousands } from './format';
 import { LAYER_ORDER } from './timeline-model';
 import { layerPhaseText, Timeline } from './Timeline';
 import { TimingTableView, type CellKey } from './TimingTableView';
@@ -149,7 +149,7 @@ export function ProfileView({ analysis, theme }: { analysis: SystraceAnalysis; t
         </span>
         <span className="spacer" />
         <span className="muted pv-summary">
-          {analysis.file} · {analysis.format} · {analysis.markCount.toLocaleString('en-US')} marks · {analysis.runs.length} runs ·{' '}
+          {analysis.file} · {analysis.format} · {groupThousands(analysis.markCount)} marks · {analysis.runs.length} runs ·{' '}
           {analysis.threads.length} tracked threads
         </span>
       </div>
