@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { ensureChromium } from './check-chromium.mjs';
+import { ensureFlatc } from './check-tools.mjs';
 
 const results = { passed: 0, failed: 0, skipped: 0 };
 let ok = true;
@@ -22,6 +23,7 @@ function run(title, cmd, args, env = {}) {
 
 const onlyUnit = process.argv.includes('--unit');
 
+ensureFlatc(); // optional: the flatc decode tests skip without it
 run('type check', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
 run('unit and CLI tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json']);
 if (existsSync('test-results/vitest.json')) {
