@@ -39,12 +39,23 @@ describe('npu-studio optimize', () => {
     expect(io.stderr).toBe('');
     expect(code).toBe(0);
     expect(io.stdout).toMatch(/^fuse_instance_norm: 1 change\n {2}9 operators ending at #8 "Add_as_terminal" fused into INSTANCE_NORM\nfuse_activation: no change\n/);
-    expect(io.stdout).toMatch(/9 -> 1 operators in subgraph 0, origin tables written \(synthesised\)/);
+    expect(io.stdout).toMatch(/9 -> 1 operators in subgraph 0, origin tables written \(the input had none: its origins synthesised as luci imports them\)/);
     const model = read(new Uint8Array(readFileSync(out)), 'out.circle');
     const o = originsOf(model);
     expect(o.kind).toBe('file');
     expect(o.ops).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8]]);
     expect(o.sources.size).toBe(9);
+  });
+
+  it("optimizing a model that has tables carries them on (and says so)", async () => {
+    const once = join(dir, 'once.circle');
+    expect(await main(['optimize', join(dir, 'in.circle'), once, '--passes', 'fuse_instance_norm'], capture())).toBe(0);
+    const io = capture();
+    expect(await main(['optimize', once, join(dir, 'twice.circle'), '--passes', 'fuse_activation'], io)).toBe(0);
+    expect(io.stdout).toMatch(/1 -> 1 operators in subgraph 0, origin tables written \(carried on from the input's\)/);
+    const o = originsOf(read(new Uint8Array(readFileSync(join(dir, 'twice.circle'))), 'twice.circle'));
+    expect(o.ops).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8]]);
+    expect(o.sources.get(8)).toBe('Add_as_terminal');
   });
 
   it('inspect --json --origins shows the tables of the written model', async () => {

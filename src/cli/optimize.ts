@@ -46,7 +46,7 @@ export const optimizeCommand: Command = {
     const r = result.removed;
     lines.push(`cleanup: ${r.tensors} tensor(s), ${r.buffers} buffer(s), ${r.opcodes} op code(s) removed`);
     lines.push(
-      `${basename(output)}: ${out.length} bytes, ${before} -> ${after} operators in subgraph 0, ${flags.has('no-origins') ? 'no origin tables' : `origin tables written (${result.originsBefore.kind === 'file' ? 'from the input' : 'synthesised'})`}`,
+      `${basename(output)}: ${out.length} bytes, ${before} -> ${after} operators in subgraph 0, ${flags.has('no-origins') ? 'no origin tables' : `origin tables written (${result.originsBefore.kind === 'file' ? "carried on from the input's" : 'the input had none: its origins synthesised as luci imports them'})`}`,
     );
     io.out(lines.join('\n') + '\n');
     return EXIT_OK;
