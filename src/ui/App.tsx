@@ -12,6 +12,11 @@ import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
 import { ComparePane } from './origins/ComparePane';
 import { useOrigins } from './origins/state';
+import { bindLayoutToHash, useLayout } from './shell/layout';
+import { Overlays } from './shell/CommandPalette';
+import { openFind } from './shell/commands';
+
+bindLayoutToHash();
 
 declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;
@@ -22,6 +27,7 @@ export function App() {
   const kind = useStudio((s) => activeDoc(s)?.kind);
   const pane = useRef<GraphPaneHandle>(null);
   const activeId = useStudio((s) => s.activeId);
+  const panelWidth = useLayout((s) => s.panel);
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && kind === 'graph';
 
   useEffect(() => {
@@ -42,10 +48,17 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       const mod = e.ctrlKey || e.metaKey;
       const key = e.key.toLowerCase();
-      if (mod && key === 'f') {
+      if ((mod && e.shiftKey && key === 'p') || (key === 'f1' && !mod)) {
         e.preventDefault();
-        useStudio.setState((s) => ({ find: { ...s.find, open: true } }));
-        setTimeout(() => document.getElementById('find-input')?.focus(), 0);
+        useStudio.setState((s) => ({ overlay: s.overlay === 'commands' ? null : 'commands' }));
+      } else if (e.key === '?' && !mod && !e.altKey && !typingIn(e.target)) {
+        e.preventDefault();
+        useStudio.setState((s) => ({ overlay: s.overlay === 'help' ? null : 'help' }));
+      } else if (useStudio.getState().overlay) {
+        // a dialog is open: its own keys only
+      } else if (mod && key === 'f') {
+        e.preventDefault();
+        openFind();
       } else if (mod && key === 'k') {
         e.preventDefault();
         toggleDirection();
@@ -88,7 +101,7 @@ export function App() {
     <div className="app">
       <TopBar pane={pane} />
       <Alerts />
-      <main className="workspace">
+      <main className="workspace" style={panelWidth !== null && hasDoc && kind !== 'profile' ? { gridTemplateColumns: `minmax(0, 1fr) min(${panelWidth}px, calc(100% - 240px))` } : undefined}>
         {hasDoc && kind === 'profile' ? (
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
@@ -102,8 +115,19 @@ export function App() {
       </main>
       <StatusBar />
       <DropOverlay />
+      <Overlays pane={pane} openPicker={openPicker} />
     </div>
   );
+}
+
+/** keys typed into a field are text, not shortcuts */
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) || !!el.closest?.('.monaco-editor'));
+}
+
+function openPicker() {
+  document.querySelector<HTMLInputElement>('[data-testid="file-input"]')?.click();
 }
 
 function Welcome() {

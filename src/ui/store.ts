@@ -72,6 +72,8 @@ export interface StudioState {
   find: FindState;
   side: SidePanel;
   opening: boolean;
+  /** a dialog over the workspace: the command palette (Ctrl+Shift+P) or the keyboard help (?) */
+  overlay: 'commands' | 'help' | null;
 }
 
 export const useStudio = create<StudioState>(() => ({
@@ -83,6 +85,7 @@ export const useStudio = create<StudioState>(() => ({
   find: { open: false, query: '', results: [], total: 0, ms: 0, active: 0 },
   side: 'model',
   opening: false,
+  overlay: null,
 }));
 
 export function activeDoc(s: StudioState = useStudio.getState()): Doc | null {

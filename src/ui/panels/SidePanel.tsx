@@ -1,21 +1,50 @@
+import { useEffect, useRef, useState } from 'react';
 import { useStudio, activeDoc } from '../store';
 import { NodePanel } from './NodePanel';
 import { ModelPanel } from './ModelPanel';
 import { OriginsPanel } from '../origins/OriginsPanel';
 import { useOrigins } from '../origins/state';
 import { panelSubject, SIDE_TITLE } from './subject';
+import { PANEL_MIN, setPanelWidth, useLayout } from '../shell/layout';
+import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
+
+/** the graph keeps at least this much of the window beside the panel */
+const GRAPH_MIN = 240;
+const panelMax = () => Math.max(PANEL_MIN, window.innerWidth - GRAPH_MIN);
 
 export function SidePanel() {
   const side = useStudio((s) => s.side);
   const doc = useStudio(activeDoc);
   const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
+  const width = useLayout((s) => s.panel);
+  const aside = useRef<HTMLElement>(null);
+  // the width on screen (the default is a share of the window): where a drag starts from
+  const [measured, setMeasured] = useState(360);
+  const hasDoc = !!doc;
+  useEffect(() => {
+    const el = aside.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setMeasured(Math.round(el.getBoundingClientRect().width)));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [hasDoc]);
   if (!doc) return null;
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
   const circle = subject.summary.format === 'circle';
   return (
-    <aside className={`side-panel${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
+    <aside ref={aside} className={`side-panel${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
+      <Splitter
+        className="side-resize"
+        orientation="vertical"
+        grow="left"
+        label="Resize the side panel"
+        value={width ?? measured}
+        min={PANEL_MIN}
+        max={panelMax}
+        onChange={setPanelWidth}
+      />
       {subject.side && (
         <div role="group" className="side-subject" aria-label="Side panel model" data-side={subject.side}>
           <span className={`badge badge-${subject.side === 'right' ? 'optimized' : 'original'}`}>{SIDE_TITLE[subject.side]}</span>

@@ -3,17 +3,18 @@
  * the right (what `.conn.json` will say), a legend, Check and Download. Lazy-loaded with Monaco.
  */
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { PointerEvent as ReactPointerEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { Doc } from '../store';
 import { PartitionEditor } from './PartitionEditor';
 import { backendStyles, partOutline, type BackendStyle } from './colors';
 import {
-  checkParts, closePartition, dismissDraft, downloadParts, newPartition, restoreDraft, selectPart, setDockHeight, usePartition,
+  checkParts, closePartition, dismissDraft, downloadParts, newPartition, restoreDraft, selectPart, usePartition,
   type CheckState, type PartitionTab,
 } from './state';
 import type { PartitionPlanView } from '../../worker/api';
 import { partBackend, partCount, partInputs, partNumber, partOutputs } from './plan';
+import { DOCK_MIN, setDockHeight, useLayout } from '../shell/layout';
+import { Splitter } from '../shell/Splitter';
 import './partition.css';
 
 /** What the dock shows of a tab: everything but the text, so a keystroke does not re-render the dock. */
@@ -30,22 +31,10 @@ function dockTab(t: PartitionTab | undefined): DockTab | null {
 
 export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
   const tab = usePartition(useShallow((s) => dockTab(s.tabs[doc.id])));
-  const height = usePartition((s) => s.height);
+  const height = useLayout((s) => s.dock);
   const dockRef = useRef<HTMLElement>(null);
-
-  const onResizeStart = useCallback((e: ReactPointerEvent<HTMLDivElement>) => {
-    e.preventDefault();
-    const startY = e.clientY;
-    const startH = dockRef.current?.getBoundingClientRect().height ?? height;
-    const max = Math.max(160, (dockRef.current?.parentElement?.getBoundingClientRect().height ?? 800) - 120);
-    const move = (ev: PointerEvent) => setDockHeight(Math.min(max, Math.max(120, startH + startY - ev.clientY)));
-    const up = () => {
-      window.removeEventListener('pointermove', move);
-      window.removeEventListener('pointerup', up);
-    };
-    window.addEventListener('pointermove', move);
-    window.addEventListener('pointerup', up);
-  }, [height]);
+  // the dock leaves at least 120 px of graph above it
+  const maxHeight = useCallback(() => Math.max(DOCK_MIN + 40, (dockRef.current?.parentElement?.getBoundingClientRect().height ?? 800) - 120), []);
 
   const styles = useMemo(() => backendStyles(tab?.plan?.backends ?? [], theme), [tab?.plan?.backends, theme]);
   if (!tab) return null;
@@ -54,18 +43,16 @@ export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light'
   const warnings = tab.diagnostics.filter((d) => d.severity === 'warning').length;
 
   return (
-    <section ref={dockRef} className="part-dock" style={{ height }} aria-label="Partition editor">
-      <div
+    <section ref={dockRef} className="part-dock" style={{ height: Math.min(height, maxHeight()) }} aria-label="Partition editor">
+      <Splitter
         className="part-resize"
-        role="separator"
-        aria-orientation="horizontal"
-        aria-label="Resize the partition editor"
-        tabIndex={0}
-        onPointerDown={onResizeStart}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowUp') setDockHeight(height + 24);
-          else if (e.key === 'ArrowDown') setDockHeight(Math.max(120, height - 24));
-        }}
+        orientation="horizontal"
+        grow="up"
+        label="Resize the partition editor"
+        value={height}
+        min={DOCK_MIN}
+        max={maxHeight}
+        onChange={setDockHeight}
       />
       <header className="part-head">
         <span className="part-file mono" title="partition file">{tab.partName}</span>

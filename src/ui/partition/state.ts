@@ -52,21 +52,13 @@ export interface PartitionTab {
 
 interface PartitionStore {
   tabs: Record<string, PartitionTab>;
-  /** dock height in CSS pixels */
-  height: number;
   vocab: Record<string, PartitionVocabulary>;
 }
 
 export const usePartition = create<PartitionStore>(() => ({
   tabs: {},
-  height: Number((typeof localStorage !== 'undefined' && localStorage.getItem('npu-studio.dockHeight')) || 0) || 300,
   vocab: {},
 }));
-
-export function setDockHeight(h: number) {
-  usePartition.setState({ height: h });
-  localStorage.setItem('npu-studio.dockHeight', String(Math.round(h)));
-}
 
 function patchTab(tabId: string, patch: Partial<PartitionTab> | ((t: PartitionTab) => Partial<PartitionTab>)) {
   usePartition.setState((s) => {

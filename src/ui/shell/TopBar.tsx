@@ -1,39 +1,9 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { useStudio } from '../store';
 import { activate, closeDoc, loadSample, openFiles, setTheme, toggleDirection } from '../actions';
 import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
-
-interface SampleEntry {
-  /** the file that names the tab */
-  file: string;
-  /** every file opened together (a model and its .part); defaults to [file] */
-  files?: string[];
-  title: string;
-  group?: string;
-  operators?: number;
-  /** for a .part sample: the model it partitions */
-  model?: string;
-}
-
-/** The Samples menu's sections, in order (scripts/make-samples.mjs writes the groups). */
-const SAMPLE_GROUPS: { id: string; label: string }[] = [
-  { id: 'models', label: 'Models' },
-  { id: 'partition', label: 'Partition: model + .part' },
-  { id: 'origins', label: 'Origins: model with ONE origin tables' },
-  { id: 'profiles', label: 'Profiles: NNAPI systrace' },
-];
-
-function useSamples(): SampleEntry[] {
-  const [samples, setSamples] = useState<SampleEntry[]>([]);
-  useEffect(() => {
-    fetch('samples/index.json')
-      .then((r) => (r.ok ? r.json() : []))
-      .then((j: unknown) => setSamples(Array.isArray(j) ? (j as SampleEntry[]) : []))
-      .catch(() => setSamples([]));
-  }, []);
-  return samples;
-}
+import { SAMPLE_GROUPS, useSamples } from './samples';
 
 export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
   const docs = useStudio((s) => s.docs);
@@ -132,6 +102,9 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
       <button type="button" onClick={() => void exportCurrent(pane.current, 'svg')} title="Export SVG (Ctrl+Alt+E)" disabled={!docs.length}>
         SVG
       </button>
+      <button type="button" onClick={() => useStudio.setState({ overlay: 'commands' })} title="Every action by name (Ctrl+Shift+P or F1)">
+        Commands
+      </button>
       <label className="theme-select">
         <span className="sr-only">Theme</span>
         <select aria-label="Theme" value={theme} onChange={(e) => setTheme(e.currentTarget.value as 'light' | 'dark' | 'system')}>
@@ -140,6 +113,9 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
           <option value="dark">Dark</option>
         </select>
       </label>
+      <button type="button" className="help-button" onClick={() => useStudio.setState({ overlay: 'help' })} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+        ?
+      </button>
     </header>
   );
 }

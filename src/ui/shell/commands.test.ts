@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { buildCommands, KEYBOARD_HELP, type CommandContext } from './commands';
+import type { Doc } from '../store';
+import type { GraphViewHandle } from '../graph/GraphView';
+
+function doc(id: string, kind: 'graph' | 'profile', format: string, title = `${id}.${format}`): Doc {
+  return {
+    id, workerDocId: `w${id}`, title, kind, files: [], diagnostics: [], graphId: 'sg:0', direction: 'TB', view: null, loading: null, selected: null, details: null,
+    summary: { format } as Doc['summary'],
+  };
+}
+
+const view = { fit() {} } as unknown as GraphViewHandle;
+
+function ctx(over: Partial<CommandContext>): CommandContext {
+  return {
+    docs: [], doc: null, theme: 'system', side: 'model', view: null, partitionOpen: false, compare: null, passNames: [], samples: [],
+    openPicker() {}, exportView() {}, ...over,
+  };
+}
+
+const ids = (c: CommandContext) => buildCommands(c).map((x) => x.id);
+
+describe('commands', () => {
+  it('with nothing open: open, themes other than the current one, samples, help', () => {
+    const list = ids(ctx({ samples: [{ file: 'a.circle', title: 'a' }, { file: 'omr1.trace.txt', title: 'omr1', group: 'profiles' }] }));
+    expect(list).toEqual(['file.open', 'theme.light', 'theme.dark', 'sample.models.a', 'sample.profiles.omr1', 'help.keys']);
+  });
+
+  it('a circle model in the single view: view, panels, partition, optimize per pass', () => {
+    const m = doc('1', 'graph', 'circle');
+    const list = ids(ctx({ docs: [m, doc('2', 'profile', 'systrace')], doc: m, view, passNames: ['fuse_activation', 'fold_constants'], theme: 'dark' }));
+    expect(list).toContain('view.fit');
+    expect(list).toContain('view.export-png');
+    expect(list).toContain('tab.2');
+    expect(list).not.toContain('tab.1');
+    expect(list).toContain('panel.origins');
+    expect(list).not.toContain('panel.model'); // the panel on screen
+    expect(list).toContain('partition.open');
+    expect(list).not.toContain('partition.check');
+    expect(list).toContain('optimize.fuse_activation');
+    expect(list).toContain('optimize.fold_constants');
+    expect(list).not.toContain('theme.dark');
+    expect(list).not.toContain('profile.diagnostics');
+  });
+
+  it('follows the partition editor and the compare view', () => {
+    const m = doc('1', 'graph', 'circle');
+    const open = ids(ctx({ docs: [m], doc: m, partitionOpen: true, compare: { open: true, result: true } }));
+    expect(open).toEqual(expect.arrayContaining(['partition.check', 'partition.download', 'partition.close', 'optimize.single', 'optimize.download']));
+    expect(open).not.toContain('partition.open');
+    expect(open).not.toContain('view.fit'); // no single view in compare mode
+    expect(ids(ctx({ docs: [m], doc: m, compare: { open: false, result: true } }))).toContain('optimize.compare');
+  });
+
+  it('a profile has its own commands and no graph ones', () => {
+    const p = doc('3', 'profile', 'systrace');
+    const list = ids(ctx({ docs: [p], doc: p }));
+    expect(list).toContain('profile.diagnostics');
+    expect(list).not.toContain('view.find');
+    expect(list).not.toContain('partition.open');
+  });
+
+  it('titles the layout command by what it switches to', () => {
+    const m = { ...doc('1', 'graph', 'circle'), direction: 'LR' as const };
+    expect(buildCommands(ctx({ docs: [m], doc: m })).find((c) => c.id === 'view.direction')?.title).toBe('Layout top to bottom');
+  });
+
+  it('ids are unique, and every shortcut a command shows is in the keyboard help', () => {
+    const m = doc('1', 'graph', 'circle');
+    const all = buildCommands(ctx({ docs: [m], doc: m, view, passNames: ['a', 'b'], samples: [{ file: 'x', title: 'x' }] }));
+    expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
+    const helpKeys = KEYBOARD_HELP.flatMap((r) => r.keys.split(/ or | \/ |, /));
+    for (const c of all) if (c.keys) expect(helpKeys, c.id).toContain(c.keys);
+  });
+});

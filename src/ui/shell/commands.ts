@@ -1,0 +1,137 @@
+/**
+ * Every action of the studio as a named command, for the command palette (Ctrl+Shift+P); and the
+ * keyboard shortcuts for the help dialog (?). A test checks that every shortcut a command shows is
+ * in the help. Only the commands that apply to what is on screen are listed (no
+ * greyed-out entries to wade through), the way VS Code's palette behaves.
+ */
+import type { Doc, SidePanel, ThemeChoice } from '../store';
+import { useStudio } from '../store';
+import type { GraphViewHandle } from '../graph/GraphView';
+import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirection } from '../actions';
+import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
+import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
+import { SAMPLE_GROUPS, type SampleEntry } from './samples';
+
+export interface Command {
+  /** stable id (tests and e2e address commands by it) */
+  id: string;
+  group: string;
+  title: string;
+  /** the shortcut, as shown: `Ctrl+K` */
+  keys?: string;
+  run(): void;
+}
+
+/** What the commands depend on: a snapshot of the studio when the palette opens. */
+export interface CommandContext {
+  docs: readonly Doc[];
+  doc: Doc | null;
+  theme: ThemeChoice;
+  side: SidePanel;
+  /** the single graph view on screen (null in the compare view and the Profile view) */
+  view: GraphViewHandle | null;
+  /** the tab's partition editor is open */
+  partitionOpen: boolean;
+  /** the tab has an Optimize result, and whether the compare view shows it */
+  compare: { open: boolean; result: boolean } | null;
+  passNames: readonly string[];
+  samples: readonly SampleEntry[];
+  openPicker(): void;
+  exportView(format: 'png' | 'svg'): void;
+}
+
+export function openFind() {
+  useStudio.setState((s) => ({ find: { ...s.find, open: true }, overlay: null }));
+  setTimeout(() => document.getElementById('find-input')?.focus(), 0);
+}
+
+export function buildCommands(ctx: CommandContext): Command[] {
+  const out: Command[] = [];
+  const add = (c: Command) => out.push(c);
+  const { doc } = ctx;
+  const graph = doc?.kind === 'graph' ? doc : null;
+  const circle = graph?.summary.format === 'circle' ? graph : null;
+
+  add({ id: 'file.open', group: 'File', title: 'Open files…', run: ctx.openPicker });
+  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${doc.title}`, run: () => closeDoc(doc.id) });
+  for (const d of ctx.docs) {
+    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${d.title}`, run: () => activate(d.id) });
+  }
+
+  if (graph) {
+    add({ id: 'view.find', group: 'View', title: 'Find nodes, op types, tensors, dtypes, shapes', keys: 'Ctrl+F', run: openFind });
+    add({ id: 'view.direction', group: 'View', title: `Layout ${graph.direction === 'TB' ? 'left to right' : 'top to bottom'}`, keys: 'Ctrl+K', run: toggleDirection });
+    const view = ctx.view;
+    if (view) {
+      add({ id: 'view.fit', group: 'View', title: 'Fit the graph to the window', keys: 'Space', run: () => view.fit() });
+      add({ id: 'view.export-png', group: 'View', title: 'Export the view as PNG', keys: 'Ctrl+Shift+E', run: () => ctx.exportView('png') });
+      add({ id: 'view.export-svg', group: 'View', title: 'Export the view as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
+    }
+    const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
+    if (circle) panels.push(['origins', 'Origins (ONE origin tables)']);
+    for (const [side, title, keys] of panels) {
+      if (side !== ctx.side) add({ id: `panel.${side}`, group: 'Side panel', title, ...(keys ? { keys } : {}), run: () => useStudio.setState({ side }) });
+    }
+  }
+
+  if (circle) {
+    if (ctx.partitionOpen) {
+      add({ id: 'partition.new', group: 'Partition', title: 'New partition text (undo brings the old one back)', run: () => newPartition(circle.id) });
+      add({ id: 'partition.check', group: 'Partition', title: 'Check the parts against the model (random inputs)', run: () => void checkParts(circle.id) });
+      add({ id: 'partition.download', group: 'Partition', title: 'Download the parts (zip with .conn.json, .conn.ini, .part)', run: () => void downloadParts(circle.id) });
+      add({ id: 'partition.close', group: 'Partition', title: 'Close the partition editor', run: () => closePartition(circle.id) });
+    } else {
+      add({ id: 'partition.open', group: 'Partition', title: 'New partition: edit a .part file for this model', run: () => void openPartition(circle.id) });
+    }
+    add({
+      id: 'optimize.all',
+      group: 'Optimize',
+      title: 'Optimize with every pass and compare',
+      run: () => void loadPassNames().then((names) => runOptimize(names)),
+    });
+    for (const pass of ctx.passNames) {
+      add({ id: `optimize.${pass}`, group: 'Optimize', title: `Optimize with ${pass} only`, run: () => void runOptimize([pass]) });
+    }
+    const c = ctx.compare;
+    if (c?.result) {
+      if (c.open) add({ id: 'optimize.single', group: 'Optimize', title: 'Back to the single graph view', run: () => closeCompare(circle.id) });
+      else add({ id: 'optimize.compare', group: 'Optimize', title: 'Compare original and optimized', run: () => reopenCompare(circle.id) });
+      add({ id: 'optimize.download', group: 'Optimize', title: 'Download the optimized .circle (with origin tables)', run: () => downloadOptimized(circle.id) });
+    }
+  }
+
+  if (doc?.kind === 'profile') add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
+
+  const themes: [ThemeChoice, string][] = [['light', 'Light theme'], ['dark', 'Dark theme'], ['system', 'System theme']];
+  for (const [t, title] of themes) if (t !== ctx.theme) add({ id: `theme.${t}`, group: 'Theme', title, run: () => setTheme(t) });
+
+  for (const s of ctx.samples) {
+    const group = SAMPLE_GROUPS.find((g) => g.id === (s.group ?? 'models'))?.label ?? 'Samples';
+    add({ id: `sample.${s.group ?? 'models'}.${s.title}`, group: `Sample · ${group}`, title: `Open sample ${s.title}`, run: () => void loadSample('samples/', s.files ?? [s.file]) });
+  }
+
+  add({ id: 'help.keys', group: 'Help', title: 'Keyboard shortcuts', keys: '?', run: () => useStudio.setState({ overlay: 'help' }) });
+  return out;
+}
+
+/** The keyboard help: the global shortcuts, and keys that work inside the graph, the editor, the timeline. */
+export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
+  { where: 'Anywhere', keys: 'Ctrl+Shift+P or F1', what: 'Command palette' },
+  { where: 'Anywhere', keys: 'Ctrl+F', what: 'Find nodes, op types, tensors, dtypes, shapes' },
+  { where: 'Anywhere', keys: 'Ctrl+K', what: 'Layout top to bottom / left to right' },
+  { where: 'Anywhere', keys: 'Ctrl+Enter', what: 'Model properties' },
+  { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the view as PNG' },
+  { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the view as SVG' },
+  { where: 'Anywhere', keys: '?', what: 'This list' },
+  { where: 'Graph', keys: 'Tab', what: 'Into the graph; then arrows move along edges' },
+  { where: 'Graph', keys: 'Enter / double-click', what: 'Select; on an IF or WHILE node, open its body' },
+  { where: 'Graph', keys: 'Backspace', what: 'Back to the graph you came from' },
+  { where: 'Graph', keys: 'Space', what: 'Fit' },
+  { where: 'Graph', keys: 'Shift+Up / Shift+Down', what: 'Zoom in / out' },
+  { where: 'Graph', keys: 'Shift+Backspace', what: 'Actual size' },
+  { where: 'Find', keys: 'Up / Down, Enter, Escape', what: 'Move in the results, go to one, close' },
+  { where: 'Partition editor', keys: 'Ctrl+Space, Ctrl+Z', what: 'Completion (backends, opcodes, node names); undo, also of graph clicks' },
+  { where: 'Profile timeline', keys: 'Arrows, Enter', what: 'Move between marks, select one' },
+  { where: 'Profile timeline', keys: '+ / −, Shift+arrows', what: 'Zoom, pan' },
+  { where: 'Pane borders', keys: 'Tab to the border, arrows (Shift: bigger steps), Home / End', what: 'Resize the side panel or the partition editor' },
+];

@@ -1,0 +1,81 @@
+/**
+ * Pane sizes the user chose (side panel width, partition dock height), remembered in the URL
+ * hash as DESIGN.md asks: `#panel=420&dock=300`. View state only: a reload or a shared link
+ * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
+ * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
+ * clamped).
+ */
+import { create } from 'zustand';
+
+export interface LayoutState {
+  /** side panel width in CSS pixels; null = the default (28% of the window, at least 280 px) */
+  panel: number | null;
+  /** partition dock height in CSS pixels */
+  dock: number;
+}
+
+export const PANEL_MIN = 240;
+export const DOCK_MIN = 120;
+export const DOCK_DEFAULT = 300;
+/** the largest size any pane may be given through the hash; the window limits it further when drawn */
+const HASH_MAX = 4000;
+
+export const useLayout = create<LayoutState>(() => ({ panel: null, dock: DOCK_DEFAULT }));
+
+export function setPanelWidth(px: number | null) {
+  useLayout.setState({ panel: px === null ? null : Math.round(px) });
+}
+
+export function setDockHeight(px: number) {
+  useLayout.setState({ dock: Math.round(px) });
+}
+
+function sizeParam(p: URLSearchParams, key: string, min: number): number | undefined {
+  const raw = p.get(key);
+  if (raw === null || !/^\d{1,5}$/.test(raw)) return undefined;
+  return Math.min(HASH_MAX, Math.max(min, Number(raw)));
+}
+
+/** The layout a hash asks for: only the keys it sets, valid and clamped. */
+export function parseLayoutHash(hash: string): Partial<LayoutState> {
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const out: Partial<LayoutState> = {};
+  const panel = sizeParam(p, 'panel', PANEL_MIN);
+  if (panel !== undefined) out.panel = panel;
+  const dock = sizeParam(p, 'dock', DOCK_MIN);
+  if (dock !== undefined) out.dock = dock;
+  return out;
+}
+
+/** `hash` with the layout's keys set (defaults left out) and every other key kept in order. */
+export function formatLayoutHash(hash: string, layout: LayoutState): string {
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  if (layout.panel === null) p.delete('panel');
+  else p.set('panel', String(Math.round(layout.panel)));
+  if (layout.dock === DOCK_DEFAULT) p.delete('dock');
+  else p.set('dock', String(Math.round(layout.dock)));
+  const s = p.toString();
+  return s ? `#${s}` : '';
+}
+
+let bound = false;
+
+/** Reads the layout from the page's hash, then keeps the two in step (replaceState: no history entries). */
+export function bindLayoutToHash() {
+  if (bound || typeof window === 'undefined') return;
+  bound = true;
+  const apply = () => useLayout.setState({ panel: null, dock: DOCK_DEFAULT, ...parseLayoutHash(location.hash) });
+  apply();
+  window.addEventListener('hashchange', apply);
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  useLayout.subscribe(() => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      const next = formatLayoutHash(location.hash, useLayout.getState());
+      if (next !== location.hash && !(next === '' && location.hash === '#')) {
+        history.replaceState(history.state, '', `${location.pathname}${location.search}${next}`);
+      }
+    }, 150);
+  });
+}
