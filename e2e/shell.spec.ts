@@ -1,4 +1,5 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { screenshotPath } from './support/studio';
 
 test.describe('command palette, keyboard help, resizable panes', () => {
@@ -128,4 +129,43 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await expect(page.getByRole('status')).toContainText('9 nodes');
     expect(await width()).toBe(w0);
   });
+
+  test('PNG export: the whole graph says when it had to be scaled down; the visible area at 2x', async ({ page }) => {
+    await page.goto('/?sample=resnet_like_1000.circle');
+    await expect(page.getByRole('status')).toContainText('1000 nodes');
+    await expect(page.getByRole('button', { name: 'CONV_2D block0/conv' })).toBeVisible(); // drawn, not only read
+    // a 1,000-operator chain is about 80,000 px tall: the whole-graph PNG is capped at 16,384 px
+    const whole = await pngOf(page, () => page.keyboard.press('Control+Shift+E'));
+    expect(whole.name).toBe('resnet_like_1000.png');
+    expect(whole.height).toBe(16384);
+    const alert = page.getByRole('alert').filter({ hasText: 'resnet_like_1000.png: the whole graph is' });
+    await expect(alert).toContainText(`so the PNG (${whole.width.toLocaleString('en-US')} x 16,384) is drawn at 22%`);
+    await expect(alert).toContainText('Export the visible area as PNG');
+    // the visible area: the graph host's size, twice
+    const host = (await page.getByTestId('graph-canvas').boundingBox())!;
+    const visible = await pngOf(page, async () => {
+      await page.keyboard.press('Control+Shift+P');
+      await page.getByRole('combobox', { name: 'Command' }).fill('visible area');
+      await page.keyboard.press('Enter');
+    });
+    expect(visible.name).toBe('resnet_like_1000.view.png');
+    expect(Math.abs(visible.width - host.width * 2)).toBeLessThanOrEqual(2); // sub-pixel pane sizes
+    expect(Math.abs(visible.height - host.height * 2)).toBeLessThanOrEqual(2);
+    // a small graph fits at 2x: no note
+    await page.goto('/?sample=Net_InstanceNorm_003.circle');
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    const small = await pngOf(page, () => page.getByRole('button', { name: 'PNG' }).click());
+    expect(small.name).toBe('Net_InstanceNorm_003.png');
+    await expect(page.getByRole('alert').filter({ hasText: 'the whole graph is' })).toHaveCount(0);
+  });
 });
+
+/** Runs `act`, waits for the PNG download and reads its size from the IHDR chunk. */
+async function pngOf(page: Page, act: () => Promise<unknown>): Promise<{ name: string; width: number; height: number }> {
+  const download = page.waitForEvent('download');
+  await act();
+  const d = await download;
+  const png = readFileSync((await d.path())!);
+  expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { name: d.suggestedFilename(), width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}

@@ -126,7 +126,7 @@ function Harness() {
         <button type="button" onClick={() => view.current?.fit()}>Fit</button>
         <button type="button" onClick={() => setTheme(theme === 'light' ? 'dark' : 'light')}>Theme</button>
         <button type="button" onClick={() => download(new Blob([view.current?.exportSVG() ?? ''], { type: 'image/svg+xml' }), 'graph.svg')}>SVG</button>
-        <button type="button" onClick={() => void view.current?.exportPNG().then((b) => download(b, 'graph.png'))}>PNG</button>
+        <button type="button" onClick={() => void view.current?.exportPNG().then((png) => download(png.blob, 'graph.png'))}>PNG</button>
         <span>{status}</span>
       </div>
       <div className="host">

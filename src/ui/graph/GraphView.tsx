@@ -46,12 +46,23 @@ export interface GraphViewHandle {
   zoomBy(factor: number): void;
   centerOn(index: number): void;
   exportSVG(): string;
-  exportPNG(): Promise<Blob>;
+  /**
+   * The whole graph (default; at 2x, scaled down to the canvas limits when it is too big) or the
+   * visible area at 2x. `scale` is the pixels per layout unit the PNG got.
+   */
+  exportPNG(area?: 'graph' | 'visible'): Promise<PngExport>;
   getTransform(): { x: number; y: number; k: number };
   /** pans by (dx, dy) CSS pixels */
   panBy(dx: number, dy: number): void;
   /** sets the transform directly */
   setTransform(x: number, y: number, k: number): void;
+}
+
+export interface PngExport {
+  blob: Blob;
+  width: number;
+  height: number;
+  scale: number;
 }
 
 export interface GraphStats {
@@ -304,25 +315,37 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     return exportSceneSVG(sc, st, { selected: sel, highlighted: hl });
   }, []);
 
-  const exportPNG = useCallback(async (): Promise<Blob> => {
+  const exportPNG = useCallback(async (area: 'graph' | 'visible' = 'graph'): Promise<PngExport> => {
     const { scene: sc, style: st, selected: sel, highlighted: hl } = live.current;
-    const m = FIT_MARGIN;
-    const bw = sc.maxX - sc.minX + 2 * m, bh = sc.maxY - sc.minY + 2 * m;
-    let s = Math.min(PNG_SCALE, PNG_MAX_SIDE / bw, PNG_MAX_SIDE / bh);
-    if (bw * bh * s * s > PNG_MAX_AREA) s = Math.sqrt(PNG_MAX_AREA / (bw * bh));
-    const W = Math.max(1, Math.floor(bw * s)), H = Math.max(1, Math.floor(bh * s));
+    let W: number, H: number, frame: { x: number; y: number; k: number; dpr: number; width: number; height: number }, scale: number;
+    if (area === 'visible') {
+      // what is on screen, at twice its pixels
+      const { width, height } = sizeRef.current;
+      const t = transformRef.current;
+      W = Math.max(1, Math.round(width * PNG_SCALE));
+      H = Math.max(1, Math.round(height * PNG_SCALE));
+      frame = { x: t.x, y: t.y, k: t.k, dpr: PNG_SCALE, width, height };
+      scale = t.k * PNG_SCALE;
+    } else {
+      const m = FIT_MARGIN;
+      const bw = sc.maxX - sc.minX + 2 * m, bh = sc.maxY - sc.minY + 2 * m;
+      let s = Math.min(PNG_SCALE, PNG_MAX_SIDE / bw, PNG_MAX_SIDE / bh);
+      if (bw * bh * s * s > PNG_MAX_AREA) s = Math.sqrt(PNG_MAX_AREA / (bw * bh));
+      W = Math.max(1, Math.floor(bw * s));
+      H = Math.max(1, Math.floor(bh * s));
+      frame = { x: (m - sc.minX) * s, y: (m - sc.minY) * s, k: s, dpr: 1, width: W, height: H };
+      scale = s;
+    }
     const canvas = document.createElement('canvas');
     canvas.width = W;
     canvas.height = H;
     const ctx = canvas.getContext('2d');
     if (!ctx) throw new Error('Cannot create a canvas for the PNG export.');
-    drawFrame(ctx, sc, st, {
-      x: (m - sc.minX) * s, y: (m - sc.minY) * s, k: s, width: W, height: H, dpr: 1,
-      selected: sel, focused: null, highlighted: hl, background: true,
-    }, makeScratch(sc));
-    return new Promise<Blob>((resolve, reject) => {
+    drawFrame(ctx, sc, st, { ...frame, selected: sel, focused: null, highlighted: hl, background: true }, makeScratch(sc));
+    const blob = await new Promise<Blob>((resolve, reject) => {
       canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The PNG encoder returned nothing.'))), 'image/png');
     });
+    return { blob, width: W, height: H, scale };
   }, []);
 
   useImperativeHandle(ref, () => ({

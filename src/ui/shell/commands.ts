@@ -37,7 +37,7 @@ export interface CommandContext {
   passNames: readonly string[];
   samples: readonly SampleEntry[];
   openPicker(): void;
-  exportView(format: 'png' | 'svg'): void;
+  exportView(format: 'png' | 'png-visible' | 'svg'): void;
 }
 
 export function openFind() {
@@ -64,8 +64,9 @@ export function buildCommands(ctx: CommandContext): Command[] {
     const view = ctx.view;
     if (view) {
       add({ id: 'view.fit', group: 'View', title: 'Fit the graph to the window', keys: 'Space', run: () => view.fit() });
-      add({ id: 'view.export-png', group: 'View', title: 'Export the view as PNG', keys: 'Ctrl+Shift+E', run: () => ctx.exportView('png') });
-      add({ id: 'view.export-svg', group: 'View', title: 'Export the view as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
+      add({ id: 'view.export-png', group: 'View', title: 'Export the whole graph as PNG', keys: 'Ctrl+Shift+E', run: () => ctx.exportView('png') });
+      add({ id: 'view.export-png-visible', group: 'View', title: 'Export the visible area as PNG (2x)', run: () => ctx.exportView('png-visible') });
+      add({ id: 'view.export-svg', group: 'View', title: 'Export the whole graph as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
     }
     const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
     if (circle) panels.push(['origins', 'Origins (ONE origin tables)']);
@@ -120,8 +121,8 @@ export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
   { where: 'Anywhere', keys: 'Ctrl+F', what: 'Find nodes, op types, tensors, dtypes, shapes' },
   { where: 'Anywhere', keys: 'Ctrl+K', what: 'Layout top to bottom / left to right' },
   { where: 'Anywhere', keys: 'Ctrl+Enter', what: 'Model properties' },
-  { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the view as PNG' },
-  { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the view as SVG' },
+  { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the whole graph as PNG' },
+  { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the whole graph as SVG' },
   { where: 'Anywhere', keys: '?', what: 'This list' },
   { where: 'Graph', keys: 'Tab', what: 'Into the graph; then arrows move along edges' },
   { where: 'Graph', keys: 'Enter / double-click', what: 'Select; on an IF or WHILE node, open its body' },
