@@ -16,6 +16,8 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await expect(input).toBeFocused();
     await input.fill('left to right');
     await expect(palette.getByRole('option').first()).toHaveAttribute('data-command', 'view.direction');
+    await page.keyboard.press('Tab'); // a modal dialog keeps the focus
+    await expect(input).toBeFocused();
     await page.screenshot({ path: screenshotPath('palette-filtered') });
     await input.press('Enter');
     await expect(palette).toBeHidden();

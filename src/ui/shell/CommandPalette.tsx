@@ -105,7 +105,9 @@ function CommandPalette({ pane, openPicker }: { pane: RefObject<GraphPaneHandle 
             else if (e.key === 'PageUp') setActive(Math.max(0, at - 8));
             else if (e.key === 'Enter') run(shown[at]);
             else if (e.key === 'Escape') close();
-            else return;
+            else if (e.key === 'Tab') {
+              // a modal dialog keeps the focus: the list is driven from the input
+            } else return;
             e.preventDefault();
             e.stopPropagation();
           }}
@@ -154,6 +156,10 @@ function KeyboardHelp() {
             e.preventDefault();
             e.stopPropagation();
             close();
+          } else if (e.key === 'Tab') {
+            // a modal dialog keeps the focus: its only control is Close
+            e.preventDefault();
+            ref.current?.querySelector<HTMLElement>('button')?.focus();
           }
         }}
       >
