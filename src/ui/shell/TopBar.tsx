@@ -5,6 +5,11 @@ import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
 import { SAMPLE_GROUPS, useSamples } from './samples';
 
+/** the active tab scrolls into the strip's view when it changes (many tabs open) */
+function revealTab(el: HTMLDivElement | null) {
+  el?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+}
+
 export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
   const docs = useStudio((s) => s.docs);
   const activeId = useStudio((s) => s.activeId);
@@ -82,7 +87,7 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
       </div>
       <nav role="tablist" aria-label="Open models" className="tabs">
         {docs.map((d) => (
-          <div key={d.id} className={`tab ${d.id === activeId ? 'active' : ''}`}>
+          <div key={d.id} className={`tab ${d.id === activeId ? 'active' : ''}`} ref={d.id === activeId ? revealTab : undefined}>
             <button type="button" role="tab" aria-selected={d.id === activeId} onClick={() => activate(d.id)} title={d.title}>
               {d.title}
             </button>
