@@ -149,6 +149,13 @@ test.describe('profile view of a systrace capture', () => {
     await expect(diagnostics.getByRole('list', { name: 'Diagnostics' }).getByRole('listitem')).toHaveCount(8);
   });
 
+  test('closing a capture takes its diagnostics alert with it', async ({ page }) => {
+    await openOmr1(page);
+    await expect(page.getByRole('alert').getByRole('button', { name: 'See Diagnostics' })).toBeVisible();
+    await page.getByRole('button', { name: 'Close omr1.trace.txt' }).click();
+    await expect(page.getByRole('alert')).toHaveCount(0);
+  });
+
   test('keyboard: Tab into the timeline, arrows move between marks, Enter selects, Escape clears', async ({ page }) => {
     await openOmr1(page);
     const canvas = page.getByTestId('timeline-canvas');

@@ -202,7 +202,12 @@ export function closeDoc(id: string) {
   for (const o of docOwners) o.tabClosed(id);
   const docs = s.docs.filter((x) => x.id !== id);
   const idx = s.docs.indexOf(d);
-  useStudio.setState({ docs, activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId });
+  useStudio.setState({
+    docs,
+    activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId,
+    // an alert that points into the closed document has nothing left to show
+    alerts: s.alerts.filter((a) => a.action?.docId !== id),
+  });
 }
 
 let findSeq = 0;
