@@ -132,6 +132,44 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     expect(await width()).toBe(w0);
   });
 
+  test('the side panel moves to the left, hides and comes back (Ctrl+B), and the hash keeps it', async ({ page }) => {
+    await page.goto('/?sample=Net_InstanceNorm_003.circle');
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    const aside = page.getByRole('complementary', { name: 'Properties' });
+    const graph = page.getByRole('region', { name: 'Graph' });
+    await page.keyboard.press('Control+Shift+P');
+    await page.getByRole('combobox', { name: 'Command' }).fill('side panel on the left');
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/#side=left$/);
+    expect((await aside.boundingBox())!.x).toBe(0);
+    expect((await graph.boundingBox())!.x).toBeGreaterThan(200);
+    // its border is now on its right: dragging right makes it wider
+    const w0 = (await aside.boundingBox())!.width;
+    const split = (await page.getByRole('separator', { name: 'Resize the side panel' }).boundingBox())!;
+    await page.mouse.move(split.x + split.width / 2, split.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(split.x + split.width / 2 + 80, split.y + 300, { steps: 4 });
+    await page.mouse.up();
+    expect(Math.round((await aside.boundingBox())!.width)).toBe(Math.round(w0) + 80);
+    await page.screenshot({ path: screenshotPath('side-panel-left') });
+
+    // Ctrl+B hides it (the graph takes the whole width), Ctrl+B brings it back where it was
+    await page.keyboard.press('Control+b');
+    await expect(aside).toHaveCount(0);
+    expect((await graph.boundingBox())!.width).toBe(1280);
+    await expect(page).toHaveURL(/side=hidden/);
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    await expect(aside).toHaveCount(0);
+    await page.keyboard.press('Control+Enter'); // model properties: shows the panel
+    await expect(aside).toBeVisible();
+    await expect(aside.getByRole('tab', { name: 'Model' })).toHaveAttribute('aria-selected', 'true');
+    await page.keyboard.press('Control+b');
+    await expect(aside).toHaveCount(0);
+    await page.keyboard.press('Control+b');
+    await expect(aside).toBeVisible();
+  });
+
   test('PNG export: the whole graph says when it had to be scaled down; the visible area at 2x', async ({ page }) => {
     await page.goto('/?sample=resnet_like_1000.circle');
     await expect(page.getByRole('status')).toContainText('1000 nodes');

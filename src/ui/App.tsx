@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import { useStudio, activeDoc } from './store';
 import { TopBar } from './shell/TopBar';
 import { StatusBar } from './shell/StatusBar';
@@ -12,7 +12,7 @@ import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
 import { ComparePane } from './origins/ComparePane';
 import { useOrigins } from './origins/state';
-import { bindLayoutToHash, useLayout } from './shell/layout';
+import { bindLayoutToHash, toggleSidePanel, useLayout } from './shell/layout';
 import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 
@@ -28,6 +28,7 @@ export function App() {
   const pane = useRef<GraphPaneHandle>(null);
   const activeId = useStudio((s) => s.activeId);
   const panelWidth = useLayout((s) => s.panel);
+  const panelAt = useLayout((s) => s.side);
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && kind === 'graph';
 
   useEffect(() => {
@@ -59,11 +60,15 @@ export function App() {
       } else if (mod && key === 'f') {
         e.preventDefault();
         openFind();
+      } else if (mod && !e.shiftKey && key === 'b') {
+        e.preventDefault();
+        toggleSidePanel();
       } else if (mod && key === 'k') {
         e.preventDefault();
         toggleDirection();
       } else if (mod && key === 'enter') {
         e.preventDefault();
+        if (useLayout.getState().side === 'hidden') toggleSidePanel();
         useStudio.setState({ side: 'model' });
       } else if (mod && e.shiftKey && key === 'e') {
         e.preventDefault();
@@ -101,7 +106,7 @@ export function App() {
     <div className="app">
       <TopBar pane={pane} />
       <Alerts />
-      <main className="workspace" style={panelWidth !== null && hasDoc && kind !== 'profile' ? { gridTemplateColumns: `minmax(0, 1fr) min(${panelWidth}px, calc(100% - 240px))` } : undefined}>
+      <main className={`workspace panel-${panelAt}`} style={workspaceColumns(hasDoc && kind !== 'profile' ? panelAt : 'hidden', panelWidth)}>
         {hasDoc && kind === 'profile' ? (
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
@@ -118,6 +123,14 @@ export function App() {
       <Overlays pane={pane} openPicker={openPicker} />
     </div>
   );
+}
+
+/** The workspace grid: the graph pane and the side panel in the order and width the user chose. */
+function workspaceColumns(at: 'left' | 'right' | 'hidden', width: number | null): CSSProperties | undefined {
+  if (at === 'hidden') return { gridTemplateColumns: 'minmax(0, 1fr)', gridTemplateAreas: '"main"' };
+  if (width === null) return undefined; // the stylesheet's default share
+  const panel = `min(${width}px, calc(100% - 240px))`;
+  return { gridTemplateColumns: at === 'left' ? `${panel} minmax(0, 1fr)` : `minmax(0, 1fr) ${panel}` };
 }
 
 /** keys typed into a field are text, not shortcuts */

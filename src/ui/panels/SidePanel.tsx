@@ -18,6 +18,7 @@ export function SidePanel() {
   const doc = useStudio(activeDoc);
   const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
   const width = useLayout((s) => s.panel);
+  const at = useLayout((s) => s.side);
   const aside = useRef<HTMLElement>(null);
   // the width on screen (the default is a share of the window): where a drag starts from
   const [measured, setMeasured] = useState(360);
@@ -29,16 +30,16 @@ export function SidePanel() {
     ro.observe(el);
     return () => ro.disconnect();
   }, [hasDoc]);
-  if (!doc) return null;
+  if (!doc || at === 'hidden') return null;
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
   const circle = subject.summary.format === 'circle';
   return (
-    <aside ref={aside} className={`side-panel${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
+    <aside ref={aside} className={`side-panel at-${at}${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
       <Splitter
         className="side-resize"
         orientation="vertical"
-        grow="left"
+        grow={at === 'left' ? 'right' : 'left'}
         label="Resize the side panel"
         value={width ?? measured}
         min={PANEL_MIN}

@@ -12,6 +12,7 @@ import { useOrigins } from '../origins/state';
 import { loadPassNames } from '../origins/actions';
 import { buildCommands, KEYBOARD_HELP, type Command } from './commands';
 import { useSamples } from './samples';
+import { useLayout } from './layout';
 import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
 
@@ -53,6 +54,7 @@ function CommandPalette({ pane, openPicker }: { pane: RefObject<GraphPaneHandle 
       doc,
       theme: s.theme,
       side: s.side,
+      panelAt: useLayout.getState().side,
       view: c?.open ? null : (pane.current?.view() ?? null),
       partitionOpen: !!(doc && usePartition.getState().tabs[doc.id]),
       compare: c ? { open: c.open, result: !!c.result } : null,

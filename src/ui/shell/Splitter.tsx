@@ -2,7 +2,8 @@
  * A drag handle between two panes (WAI-ARIA window splitter): drag it with the pointer, or focus
  * it (Tab) and use the arrow keys (Shift for bigger steps), Home / End for the smallest / largest
  * size. It sets the size of the pane it belongs to; `grow` says which pointer direction makes that
- * pane bigger (the side panel on the right grows leftwards, the bottom dock upwards).
+ * pane bigger (a side panel on the right grows leftwards, on the left rightwards; the bottom dock
+ * upwards).
  */
 import { useCallback, type PointerEvent as ReactPointerEvent } from 'react';
 
@@ -12,7 +13,7 @@ export interface SplitterProps {
   /** the separator's own orientation: 'vertical' between side-by-side panes, 'horizontal' above a dock */
   orientation: 'vertical' | 'horizontal';
   /** which way the pointer moves to make the pane bigger */
-  grow: 'left' | 'up';
+  grow: 'left' | 'right' | 'up';
   /** the pane's size now, in CSS pixels */
   value: number;
   min: number;
@@ -33,12 +34,13 @@ export function Splitter({ label, orientation, grow, value, min, max, onChange, 
     (e: ReactPointerEvent<HTMLDivElement>) => {
       if (e.button !== 0) return;
       e.preventDefault();
-      const start = grow === 'left' ? e.clientX : e.clientY;
+      const start = grow === 'up' ? e.clientY : e.clientX;
+      const sign = grow === 'right' ? -1 : 1;
       const startSize = value;
       const hi = max();
       const move = (ev: PointerEvent) => {
-        const at = grow === 'left' ? ev.clientX : ev.clientY;
-        onChange(clampSize(startSize + start - at, min, hi));
+        const at = grow === 'up' ? ev.clientY : ev.clientX;
+        onChange(clampSize(startSize + sign * (start - at), min, hi));
       };
       const up = () => {
         window.removeEventListener('pointermove', move);
@@ -66,8 +68,8 @@ export function Splitter({ label, orientation, grow, value, min, max, onChange, 
       onPointerDown={onPointerDown}
       onKeyDown={(e) => {
         const step = e.shiftKey ? STEP * 4 : STEP;
-        const bigger = grow === 'left' ? 'ArrowLeft' : 'ArrowUp';
-        const smaller = grow === 'left' ? 'ArrowRight' : 'ArrowDown';
+        const bigger = grow === 'left' ? 'ArrowLeft' : grow === 'right' ? 'ArrowRight' : 'ArrowUp';
+        const smaller = grow === 'left' ? 'ArrowRight' : grow === 'right' ? 'ArrowLeft' : 'ArrowDown';
         let next: number | null = null;
         if (e.key === bigger) next = value + step;
         else if (e.key === smaller) next = value - step;

@@ -14,7 +14,7 @@ const view = { fit() {} } as unknown as GraphViewHandle;
 
 function ctx(over: Partial<CommandContext>): CommandContext {
   return {
-    docs: [], doc: null, theme: 'system', side: 'model', view: null, partitionOpen: false, compare: null, passNames: [], samples: [],
+    docs: [], doc: null, theme: 'system', side: 'model', panelAt: 'right', view: null, partitionOpen: false, compare: null, passNames: [], samples: [],
     openPicker() {}, exportView() {}, ...over,
   };
 }
@@ -59,6 +59,16 @@ describe('commands', () => {
     expect(list).toContain('profile.diagnostics');
     expect(list).not.toContain('view.find');
     expect(list).not.toContain('partition.open');
+  });
+
+  it('moves, hides and shows the side panel', () => {
+    const m = doc('1', 'graph', 'circle');
+    expect(ids(ctx({ docs: [m], doc: m }))).toEqual(expect.arrayContaining(['panel.hide', 'panel.at-left']));
+    expect(ids(ctx({ docs: [m], doc: m, panelAt: 'left' }))).toContain('panel.at-right');
+    const hidden = ids(ctx({ docs: [m], doc: m, panelAt: 'hidden' }));
+    expect(hidden).toContain('panel.show');
+    expect(hidden).toContain('panel.model'); // the tab on screen too: choosing it shows the panel
+    expect(hidden).not.toContain('panel.hide');
   });
 
   it('titles the layout command by what it switches to', () => {

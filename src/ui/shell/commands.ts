@@ -11,6 +11,7 @@ import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirect
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
+import { setPanelSide, toggleSidePanel, type LayoutState } from './layout';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -28,6 +29,8 @@ export interface CommandContext {
   doc: Doc | null;
   theme: ThemeChoice;
   side: SidePanel;
+  /** where the side panel is (shell/layout.ts) */
+  panelAt: LayoutState['side'];
   /** the single graph view on screen (null in the compare view and the Profile view) */
   view: GraphViewHandle | null;
   /** the tab's partition editor is open */
@@ -71,7 +74,24 @@ export function buildCommands(ctx: CommandContext): Command[] {
     const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
     if (circle) panels.push(['origins', 'Origins (ONE origin tables)']);
     for (const [side, title, keys] of panels) {
-      if (side !== ctx.side) add({ id: `panel.${side}`, group: 'Side panel', title, ...(keys ? { keys } : {}), run: () => useStudio.setState({ side }) });
+      if (side !== ctx.side || ctx.panelAt === 'hidden') {
+        add({
+          id: `panel.${side}`,
+          group: 'Side panel',
+          title,
+          ...(keys ? { keys } : {}),
+          run: () => {
+            if (ctx.panelAt === 'hidden') toggleSidePanel();
+            useStudio.setState({ side });
+          },
+        });
+      }
+    }
+    if (ctx.panelAt === 'hidden') add({ id: 'panel.show', group: 'Side panel', title: 'Show the side panel', keys: 'Ctrl+B', run: toggleSidePanel });
+    else {
+      add({ id: 'panel.hide', group: 'Side panel', title: 'Hide the side panel', keys: 'Ctrl+B', run: toggleSidePanel });
+      const other = ctx.panelAt === 'left' ? 'right' : 'left';
+      add({ id: `panel.at-${other}`, group: 'Side panel', title: `Side panel on the ${other}`, run: () => setPanelSide(other) });
     }
   }
 
@@ -121,6 +141,7 @@ export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
   { where: 'Anywhere', keys: 'Ctrl+F', what: 'Find nodes, op types, tensors, dtypes, shapes' },
   { where: 'Anywhere', keys: 'Ctrl+K', what: 'Layout top to bottom / left to right' },
   { where: 'Anywhere', keys: 'Ctrl+Enter', what: 'Model properties' },
+  { where: 'Anywhere', keys: 'Ctrl+B', what: 'Hide / show the side panel' },
   { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the whole graph as PNG' },
   { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the whole graph as SVG' },
   { where: 'Anywhere', keys: '?', what: 'This list' },

@@ -9,6 +9,9 @@ describe('layout in the URL hash', () => {
     expect(parseLayoutHash('panel=420')).toEqual({ panel: 420 });
     expect(parseLayoutHash('')).toEqual({});
     expect(parseLayoutHash('#other=1')).toEqual({});
+    expect(parseLayoutHash('#side=left')).toEqual({ side: 'left' });
+    expect(parseLayoutHash('#side=hidden&side=left')).toEqual({ side: 'hidden' });
+    expect(parseLayoutHash('#side=top')).toEqual({});
   });
 
   it('ignores bad numbers and clamps the rest', () => {
@@ -19,17 +22,23 @@ describe('layout in the URL hash', () => {
   });
 
   it('writes its keys, leaves defaults out and keeps other keys', () => {
-    expect(formatLayoutHash('', { panel: 420.4, dock: DOCK_DEFAULT })).toBe('#panel=420');
-    expect(formatLayoutHash('#x=1&panel=300', { panel: null, dock: 200 })).toBe('#x=1&dock=200');
-    expect(formatLayoutHash('#panel=300&dock=200', { panel: null, dock: DOCK_DEFAULT })).toBe('');
+    expect(formatLayoutHash('', { panel: 420.4, dock: DOCK_DEFAULT, side: 'right' })).toBe('#panel=420');
+    expect(formatLayoutHash('#x=1&panel=300', { panel: null, dock: 200, side: 'right' })).toBe('#x=1&dock=200');
+    expect(formatLayoutHash('#panel=300&dock=200&side=left', { panel: null, dock: DOCK_DEFAULT, side: 'right' })).toBe('');
+    expect(formatLayoutHash('', { panel: null, dock: DOCK_DEFAULT, side: 'hidden' })).toBe('#side=hidden');
   });
 
   it('round-trips any layout within bounds, and never throws on any hash', () => {
     fc.assert(
-      fc.property(fc.option(fc.integer({ min: PANEL_MIN, max: 4000 })), fc.integer({ min: DOCK_MIN, max: 4000 }), (panel, dock) => {
-        const back = { panel: null, dock: DOCK_DEFAULT, ...parseLayoutHash(formatLayoutHash('#keep=me', { panel, dock })) };
-        return back.panel === panel && back.dock === dock;
-      }),
+      fc.property(
+        fc.option(fc.integer({ min: PANEL_MIN, max: 4000 })),
+        fc.integer({ min: DOCK_MIN, max: 4000 }),
+        fc.constantFrom('right' as const, 'left' as const, 'hidden' as const),
+        (panel, dock, side) => {
+          const back = { panel: null, dock: DOCK_DEFAULT, side: 'right', ...parseLayoutHash(formatLayoutHash('#keep=me', { panel, dock, side })) };
+          return back.panel === panel && back.dock === dock && back.side === side;
+        },
+      ),
     );
     fc.assert(fc.property(fc.string(), (h) => typeof parseLayoutHash(h) === 'object'));
   });

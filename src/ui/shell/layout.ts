@@ -1,6 +1,7 @@
 /**
- * Pane sizes the user chose (side panel width, partition dock height), remembered in the URL
- * hash as DESIGN.md asks: `#panel=420&dock=300`. View state only: a reload or a shared link
+ * The pane layout the user chose (side panel width, side and visibility; partition dock height),
+ * remembered in the URL hash as DESIGN.md asks: `#panel=420&dock=300&side=left` (`side=hidden`
+ * hides the panel). View state only: a reload or a shared link
  * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
  * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
  * clamped).
@@ -12,6 +13,8 @@ export interface LayoutState {
   panel: number | null;
   /** partition dock height in CSS pixels */
   dock: number;
+  /** where the side panel is: right of the graph (default), left of it, or hidden */
+  side: 'right' | 'left' | 'hidden';
 }
 
 export const PANEL_MIN = 240;
@@ -20,7 +23,9 @@ export const DOCK_DEFAULT = 300;
 /** the largest size any pane may be given through the hash; the window limits it further when drawn */
 const HASH_MAX = 4000;
 
-export const useLayout = create<LayoutState>(() => ({ panel: null, dock: DOCK_DEFAULT }));
+const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right' };
+
+export const useLayout = create<LayoutState>(() => ({ ...DEFAULT }));
 
 export function setPanelWidth(px: number | null) {
   useLayout.setState({ panel: px === null ? null : Math.round(px) });
@@ -28,6 +33,21 @@ export function setPanelWidth(px: number | null) {
 
 export function setDockHeight(px: number) {
   useLayout.setState({ dock: Math.round(px) });
+}
+
+export function setPanelSide(side: LayoutState['side']) {
+  useLayout.setState({ side });
+}
+
+/** Ctrl+B: hides the side panel, or shows it where it was */
+let shownAt: 'right' | 'left' = 'right';
+export function toggleSidePanel() {
+  const { side } = useLayout.getState();
+  if (side === 'hidden') useLayout.setState({ side: shownAt });
+  else {
+    shownAt = side;
+    useLayout.setState({ side: 'hidden' });
+  }
 }
 
 function sizeParam(p: URLSearchParams, key: string, min: number): number | undefined {
@@ -44,6 +64,8 @@ export function parseLayoutHash(hash: string): Partial<LayoutState> {
   if (panel !== undefined) out.panel = panel;
   const dock = sizeParam(p, 'dock', DOCK_MIN);
   if (dock !== undefined) out.dock = dock;
+  const side = p.get('side');
+  if (side === 'left' || side === 'right' || side === 'hidden') out.side = side;
   return out;
 }
 
@@ -54,6 +76,8 @@ export function formatLayoutHash(hash: string, layout: LayoutState): string {
   else p.set('panel', String(Math.round(layout.panel)));
   if (layout.dock === DOCK_DEFAULT) p.delete('dock');
   else p.set('dock', String(Math.round(layout.dock)));
+  if (layout.side === DEFAULT.side) p.delete('side');
+  else p.set('side', layout.side);
   const s = p.toString();
   return s ? `#${s}` : '';
 }
@@ -64,7 +88,7 @@ let bound = false;
 export function bindLayoutToHash() {
   if (bound || typeof window === 'undefined') return;
   bound = true;
-  const apply = () => useLayout.setState({ panel: null, dock: DOCK_DEFAULT, ...parseLayoutHash(location.hash) });
+  const apply = () => useLayout.setState({ ...DEFAULT, ...parseLayoutHash(location.hash) });
   apply();
   window.addEventListener('hashchange', apply);
   let timer: ReturnType<typeof setTimeout> | null = null;
