@@ -170,6 +170,48 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await expect(aside).toBeVisible();
   });
 
+  test('the partition editor moves beside the graph and back, resizes there, and the hash keeps it', async ({ page }) => {
+    await page.goto('/?sample=Net_InstanceNorm_003.circle');
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    await page.getByRole('button', { name: 'New partition' }).click();
+    const dock = page.getByRole('region', { name: 'Partition editor' });
+    await expect(dock.getByTestId('part-status')).toContainText('1 part');
+    const host = page.getByTestId('graph-canvas');
+    await page.keyboard.press('Control+Shift+P');
+    await page.getByRole('combobox', { name: 'Command' }).fill('beside the graph');
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/#dockat=right$/);
+    const d = (await dock.boundingBox())!;
+    const g = (await host.boundingBox())!;
+    expect(d.x).toBeGreaterThanOrEqual(g.x + g.width - 1); // to the right of the graph
+    expect(Math.abs(d.y - g.y)).toBeLessThanOrEqual(2); // as tall as the graph, side by side
+    expect(Math.round(d.width)).toBe(560);
+    // its splitter is now vertical: Left makes it wider
+    const split = page.getByRole('separator', { name: 'Resize the partition editor' });
+    await expect(split).toHaveAttribute('aria-orientation', 'vertical');
+    await split.focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(Math.round((await dock.boundingBox())!.width)).toBe(576);
+    await expect(page).toHaveURL(/#dockat=right&dockw=576$/);
+    // the editor still drives the graph: DIV to npu splits it in three, as in ONE's own Net_InstanceNorm_003 test
+    await dock.locator('.part-editor .view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n[OPCODE]\nDIV=npu\n', { delay: 15 });
+    await expect(dock.getByTestId('part-status')).toContainText('3 parts');
+    await page.screenshot({ path: screenshotPath('partition-beside') });
+    // a reload keeps the place; "below the graph" puts it back
+    await page.reload();
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    await page.getByRole('button', { name: 'New partition' }).click();
+    expect(Math.round((await dock.boundingBox())!.width)).toBe(576);
+    await page.keyboard.press('Control+Shift+P');
+    await page.getByRole('combobox', { name: 'Command' }).fill('below the graph');
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/#dockw=576$/);
+    await expect(split).toHaveAttribute('aria-orientation', 'horizontal');
+    expect((await dock.boundingBox())!.y).toBeGreaterThan((await host.boundingBox())!.y + 100);
+  });
+
   test('PNG export: the whole graph says when it had to be scaled down; the visible area at 2x', async ({ page }) => {
     await page.goto('/?sample=resnet_like_1000.circle');
     await expect(page.getByRole('status')).toContainText('1000 nodes');

@@ -13,7 +13,7 @@ import {
 } from './state';
 import type { PartitionPlanView } from '../../worker/api';
 import { partBackend, partCount, partInputs, partNumber, partOutputs } from './plan';
-import { DOCK_MIN, setDockHeight, useLayout } from '../shell/layout';
+import { DOCK_MIN, DOCK_WIDTH_MIN, setDockHeight, setDockWidth, useLayout } from '../shell/layout';
 import { Splitter } from '../shell/Splitter';
 import './partition.css';
 
@@ -32,9 +32,12 @@ function dockTab(t: PartitionTab | undefined): DockTab | null {
 export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
   const tab = usePartition(useShallow((s) => dockTab(s.tabs[doc.id])));
   const height = useLayout((s) => s.dock);
+  const width = useLayout((s) => s.dockWidth);
+  const at = useLayout((s) => s.dockAt);
   const dockRef = useRef<HTMLElement>(null);
-  // the dock leaves at least 120 px of graph above it
+  // the dock leaves at least 120 px of graph above it, or 240 px beside it
   const maxHeight = useCallback(() => Math.max(DOCK_MIN + 40, (dockRef.current?.parentElement?.getBoundingClientRect().height ?? 800) - 120), []);
+  const maxWidth = useCallback(() => Math.max(DOCK_WIDTH_MIN, (dockRef.current?.parentElement?.getBoundingClientRect().width ?? 1000) - 240), []);
 
   const styles = useMemo(() => backendStyles(tab?.plan?.backends ?? [], theme), [tab?.plan?.backends, theme]);
   if (!tab) return null;
@@ -43,17 +46,17 @@ export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light'
   const warnings = tab.diagnostics.filter((d) => d.severity === 'warning').length;
 
   return (
-    <section ref={dockRef} className="part-dock" style={{ height: Math.min(height, maxHeight()) }} aria-label="Partition editor">
-      <Splitter
-        className="part-resize"
-        orientation="horizontal"
-        grow="up"
-        label="Resize the partition editor"
-        value={height}
-        min={DOCK_MIN}
-        max={maxHeight}
-        onChange={setDockHeight}
-      />
+    <section
+      ref={dockRef}
+      className={`part-dock at-${at}`}
+      style={at === 'right' ? { width: Math.min(width, maxWidth()) } : { height: Math.min(height, maxHeight()) }}
+      aria-label="Partition editor"
+    >
+      {at === 'right' ? (
+        <Splitter orientation="vertical" grow="left" label="Resize the partition editor" value={width} min={DOCK_WIDTH_MIN} max={maxWidth} onChange={setDockWidth} />
+      ) : (
+        <Splitter className="part-resize" orientation="horizontal" grow="up" label="Resize the partition editor" value={height} min={DOCK_MIN} max={maxHeight} onChange={setDockHeight} />
+      )}
       <header className="part-head">
         <span className="part-file mono" title="partition file">{tab.partName}</span>
         <Status tab={tab} errors={errors} warnings={warnings} />

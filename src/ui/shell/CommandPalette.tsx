@@ -55,6 +55,7 @@ function CommandPalette({ pane, openPicker }: { pane: RefObject<GraphPaneHandle 
       theme: s.theme,
       side: s.side,
       panelAt: useLayout.getState().side,
+      dockAt: useLayout.getState().dockAt,
       view: c?.open ? null : (pane.current?.view() ?? null),
       partitionOpen: !!(doc && usePartition.getState().tabs[doc.id]),
       compare: c ? { open: c.open, result: !!c.result } : null,

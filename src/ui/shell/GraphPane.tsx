@@ -1,4 +1,5 @@
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState } from 'react';
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties } from 'react';
+import { useLayout } from './layout';
 import { useStudio, activeDoc } from '../store';
 import { cancelLayout, selectNode, showGraph } from '../actions';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
@@ -22,6 +23,10 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
   const partition = usePartitionColouring(doc, theme);
   useEffect(() => registerMainView(() => view.current), []);
   const origins = useOriginsGraphProps(doc);
+  const dockAt = useLayout((s) => s.dockAt);
+  const dockWidth = useLayout((s) => s.dockWidth);
+  // beside the graph, the dock's width moves the find bar left of it
+  const dockStyle = dockAt === 'right' ? ({ '--dock-w': `${dockWidth}px` } as CSSProperties) : undefined;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -50,7 +55,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
   };
 
   return (
-    <section className="graph-pane" aria-label="Graph">
+    <section className={`graph-pane dock-${dockAt}`} aria-label="Graph" style={dockStyle}>
       <div className="pane-toolbar">
         {graphs.length > 1 && (
           <label>

@@ -49,6 +49,8 @@ describe('commands', () => {
     const open = ids(ctx({ docs: [m], doc: m, partitionOpen: true, compare: { open: true, result: true } }));
     expect(open).toEqual(expect.arrayContaining(['partition.check', 'partition.download', 'partition.close', 'optimize.single', 'optimize.download']));
     expect(open).not.toContain('partition.open');
+    expect(open).toContain('partition.at-right');
+    expect(ids(ctx({ docs: [m], doc: m, partitionOpen: true, dockAt: 'right' }))).toContain('partition.at-bottom');
     expect(open).not.toContain('view.fit'); // no single view in compare mode
     expect(ids(ctx({ docs: [m], doc: m, compare: { open: false, result: true } }))).toContain('optimize.compare');
   });

@@ -11,7 +11,7 @@ import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirect
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
-import { setPanelSide, toggleSidePanel, type LayoutState } from './layout';
+import { setDockAt, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -29,8 +29,9 @@ export interface CommandContext {
   doc: Doc | null;
   theme: ThemeChoice;
   side: SidePanel;
-  /** where the side panel is (shell/layout.ts) */
+  /** where the side panel and the partition editor are (shell/layout.ts) */
   panelAt: LayoutState['side'];
+  dockAt?: LayoutState['dockAt'];
   /** the single graph view on screen (null in the compare view and the Profile view) */
   view: GraphViewHandle | null;
   /** the tab's partition editor is open */
@@ -101,6 +102,8 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'partition.check', group: 'Partition', title: 'Check the parts against the model (random inputs)', run: () => void checkParts(circle.id) });
       add({ id: 'partition.download', group: 'Partition', title: 'Download the parts (zip with .conn.json, .conn.ini, .part)', run: () => void downloadParts(circle.id) });
       add({ id: 'partition.close', group: 'Partition', title: 'Close the partition editor', run: () => closePartition(circle.id) });
+      if (ctx.dockAt === 'right') add({ id: 'partition.at-bottom', group: 'Partition', title: 'Partition editor below the graph', run: () => setDockAt('bottom') });
+      else add({ id: 'partition.at-right', group: 'Partition', title: 'Partition editor beside the graph', run: () => setDockAt('right') });
     } else {
       add({ id: 'partition.open', group: 'Partition', title: 'New partition: edit a .part file for this model', run: () => void openPartition(circle.id) });
     }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DOCK_DEFAULT, DOCK_MIN, PANEL_MIN, formatLayoutHash, parseLayoutHash } from './layout';
+import { DOCK_DEFAULT, DOCK_MIN, DOCK_WIDTH_DEFAULT, DOCK_WIDTH_MIN, PANEL_MIN, formatLayoutHash, parseLayoutHash, type LayoutState } from './layout';
+
+const base: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT };
 import { clampSize } from './Splitter';
 
 describe('layout in the URL hash', () => {
@@ -12,6 +14,8 @@ describe('layout in the URL hash', () => {
     expect(parseLayoutHash('#side=left')).toEqual({ side: 'left' });
     expect(parseLayoutHash('#side=hidden&side=left')).toEqual({ side: 'hidden' });
     expect(parseLayoutHash('#side=top')).toEqual({});
+    expect(parseLayoutHash('#dockat=right&dockw=100')).toEqual({ dockAt: 'right', dockWidth: DOCK_WIDTH_MIN });
+    expect(parseLayoutHash('#dockat=left')).toEqual({});
   });
 
   it('ignores bad numbers and clamps the rest', () => {
@@ -22,10 +26,11 @@ describe('layout in the URL hash', () => {
   });
 
   it('writes its keys, leaves defaults out and keeps other keys', () => {
-    expect(formatLayoutHash('', { panel: 420.4, dock: DOCK_DEFAULT, side: 'right' })).toBe('#panel=420');
-    expect(formatLayoutHash('#x=1&panel=300', { panel: null, dock: 200, side: 'right' })).toBe('#x=1&dock=200');
-    expect(formatLayoutHash('#panel=300&dock=200&side=left', { panel: null, dock: DOCK_DEFAULT, side: 'right' })).toBe('');
-    expect(formatLayoutHash('', { panel: null, dock: DOCK_DEFAULT, side: 'hidden' })).toBe('#side=hidden');
+    expect(formatLayoutHash('', { ...base, panel: 420.4 })).toBe('#panel=420');
+    expect(formatLayoutHash('#x=1&panel=300', { ...base, dock: 200 })).toBe('#x=1&dock=200');
+    expect(formatLayoutHash('#panel=300&dock=200&side=left&dockat=right&dockw=400', base)).toBe('');
+    expect(formatLayoutHash('', { ...base, side: 'hidden' })).toBe('#side=hidden');
+    expect(formatLayoutHash('', { ...base, dockAt: 'right', dockWidth: 600 })).toBe('#dockat=right&dockw=600');
   });
 
   it('round-trips any layout within bounds, and never throws on any hash', () => {
@@ -34,9 +39,12 @@ describe('layout in the URL hash', () => {
         fc.option(fc.integer({ min: PANEL_MIN, max: 4000 })),
         fc.integer({ min: DOCK_MIN, max: 4000 }),
         fc.constantFrom('right' as const, 'left' as const, 'hidden' as const),
-        (panel, dock, side) => {
-          const back = { panel: null, dock: DOCK_DEFAULT, side: 'right', ...parseLayoutHash(formatLayoutHash('#keep=me', { panel, dock, side })) };
-          return back.panel === panel && back.dock === dock && back.side === side;
+        fc.constantFrom('bottom' as const, 'right' as const),
+        fc.integer({ min: DOCK_WIDTH_MIN, max: 4000 }),
+        (panel, dock, side, dockAt, dockWidth) => {
+          const layout: LayoutState = { panel, dock, side, dockAt, dockWidth };
+          const back = { ...base, ...parseLayoutHash(formatLayoutHash('#keep=me', layout)) };
+          return JSON.stringify(back) === JSON.stringify(layout);
         },
       ),
     );

@@ -1,7 +1,7 @@
 /**
  * The pane layout the user chose (side panel width, side and visibility; partition dock height),
  * remembered in the URL hash as DESIGN.md asks: `#panel=420&dock=300&side=left` (`side=hidden`
- * hides the panel). View state only: a reload or a shared link
+ * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph). View state only: a reload or a shared link
  * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
  * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
  * clamped).
@@ -15,15 +15,21 @@ export interface LayoutState {
   dock: number;
   /** where the side panel is: right of the graph (default), left of it, or hidden */
   side: 'right' | 'left' | 'hidden';
+  /** where the partition editor is: below the graph (default) or beside it */
+  dockAt: 'bottom' | 'right';
+  /** its width beside the graph, in CSS pixels */
+  dockWidth: number;
 }
 
 export const PANEL_MIN = 240;
 export const DOCK_MIN = 120;
 export const DOCK_DEFAULT = 300;
+export const DOCK_WIDTH_MIN = 320;
+export const DOCK_WIDTH_DEFAULT = 560;
 /** the largest size any pane may be given through the hash; the window limits it further when drawn */
 const HASH_MAX = 4000;
 
-const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right' };
+const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT };
 
 export const useLayout = create<LayoutState>(() => ({ ...DEFAULT }));
 
@@ -33,6 +39,14 @@ export function setPanelWidth(px: number | null) {
 
 export function setDockHeight(px: number) {
   useLayout.setState({ dock: Math.round(px) });
+}
+
+export function setDockWidth(px: number) {
+  useLayout.setState({ dockWidth: Math.round(px) });
+}
+
+export function setDockAt(dockAt: LayoutState['dockAt']) {
+  useLayout.setState({ dockAt });
 }
 
 export function setPanelSide(side: LayoutState['side']) {
@@ -66,6 +80,10 @@ export function parseLayoutHash(hash: string): Partial<LayoutState> {
   if (dock !== undefined) out.dock = dock;
   const side = p.get('side');
   if (side === 'left' || side === 'right' || side === 'hidden') out.side = side;
+  const dockAt = p.get('dockat');
+  if (dockAt === 'bottom' || dockAt === 'right') out.dockAt = dockAt;
+  const dockWidth = sizeParam(p, 'dockw', DOCK_WIDTH_MIN);
+  if (dockWidth !== undefined) out.dockWidth = dockWidth;
   return out;
 }
 
@@ -78,6 +96,10 @@ export function formatLayoutHash(hash: string, layout: LayoutState): string {
   else p.set('dock', String(Math.round(layout.dock)));
   if (layout.side === DEFAULT.side) p.delete('side');
   else p.set('side', layout.side);
+  if (layout.dockAt === DEFAULT.dockAt) p.delete('dockat');
+  else p.set('dockat', layout.dockAt);
+  if (layout.dockWidth === DEFAULT.dockWidth) p.delete('dockw');
+  else p.set('dockw', String(Math.round(layout.dockWidth)));
   const s = p.toString();
   return s ? `#${s}` : '';
 }
