@@ -103,10 +103,11 @@ test.describe('explore a circle model', () => {
     expect(svg).toContain('ifm1');
 
     // the model worker dies: it is restarted, the user is told, and the document still works
+    // (a click at once, while the documents are being re-opened, waits for the new worker)
     await page.evaluate(() => (window as unknown as { __npuStudio: { crashModelWorker(): void } }).__npuStudio.crashModelWorker());
+    await page.getByRole('button', { name: 'SUB ofm' }).click();
     await expect(page.getByRole('alert').filter({ hasText: 'restarted' })).toBeVisible();
     await expect(page.getByRole('status')).toContainText('kbd.circle');
-    await page.getByRole('button', { name: 'SUB ofm' }).click();
     await expect(page.getByRole('complementary', { name: 'Properties' })).toContainText('SUB');
     await expect(page.getByRole('complementary', { name: 'Properties' })).toContainText('ifm4');
   });

@@ -22,13 +22,18 @@ export function workers() {
     modelClient.onEvent((e) => {
       pushAlert({ severity: 'warning', message: e.message });
       useStudio.setState({ workerNote: 'worker restarted' });
-      void reopenAll();
+      reopening = reopenAll().finally(() => {
+        reopening = null;
+      });
     });
   }
   return { model: modelClient, layout: layoutClient! };
 }
 
 let uiDocId = 1;
+
+/** While a restarted model worker re-opens the documents, requests wait for it (their worker ids are about to change). */
+let reopening: Promise<void> | null = null;
 
 /** Files whose names mark them as sidecars of another file rather than models of their own. */
 const SIDECAR = /\.(caffemodel|part|ini)$/i;
@@ -174,12 +179,23 @@ export async function selectNode(index: number | null) {
   updateDoc(d.id, { selected: index, details: index === null ? null : d.details });
   if (index === null) return;
   useStudio.setState({ side: 'node' });
-  try {
-    const details = await workers().model.api.nodeDetails(d.workerDocId, d.graphId, index);
-    const now = activeDoc();
-    if (now?.id === d.id && now.selected === index) updateDoc(d.id, { details });
-  } catch (e) {
-    pushAlert({ severity: 'error', message: `${d.title}: ${(e as Error).message}` });
+  // a click during a worker restart asks the new worker, under the document's new id; a request
+  // the dying worker took with it is asked again once
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (reopening) await reopening;
+    const workerDocId = useStudio.getState().docs.find((x) => x.id === d.id)?.workerDocId;
+    if (!workerDocId) return;
+    try {
+      const details = await workers().model.api.nodeDetails(workerDocId, d.graphId, index);
+      const now = activeDoc();
+      if (now?.id === d.id && now.selected === index) updateDoc(d.id, { details });
+      return;
+    } catch (e) {
+      const restarted = reopening !== null || useStudio.getState().docs.find((x) => x.id === d.id)?.workerDocId !== workerDocId;
+      if (attempt === 0 && restarted) continue;
+      pushAlert({ severity: 'error', message: `${d.title}: ${(e as Error).message}` });
+      return;
+    }
   }
 }
 

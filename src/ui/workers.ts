@@ -9,6 +9,20 @@ import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack
 
 type Listener = (event: { kind: 'restarted' | 'crashed'; message: string }) => void;
 
+/**
+ * `remote` with every method call raced against `crashed`: when the worker dies, the calls still
+ * waiting on it reject with its reason instead of hanging.
+ */
+export function untilCrash<T extends object>(remote: T, crashed: Promise<never>): T {
+  return new Proxy(remote, {
+    get(target, prop) {
+      const member = Reflect.get(target, prop) as unknown;
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => Promise.race([(member as (...a: unknown[]) => Promise<unknown>)(...args), crashed]);
+    },
+  });
+}
+
 export class ModelWorkerClient {
   private worker!: Worker;
   api!: Comlink.Remote<ModelWorkerApi>;
@@ -19,14 +33,24 @@ export class ModelWorkerClient {
     this.start();
   }
 
+  private rejectPending: (e: Error) => void = () => {};
+
   private start() {
     this.worker = new Worker(new URL('../worker/model.worker.ts', import.meta.url), { type: 'module', name: 'model' });
     this.worker.addEventListener('error', (e) => this.onCrash(e.message || 'the model worker stopped'));
-    this.api = Comlink.wrap<ModelWorkerApi>(this.worker);
+    const remote = Comlink.wrap<ModelWorkerApi>(this.worker);
+    // A terminated worker never answers: every call still waiting on this worker is rejected when
+    // it dies, so no request (and no spinner waiting on one) hangs across a restart.
+    const crashed = new Promise<never>((_, reject) => {
+      this.rejectPending = reject;
+    });
+    crashed.catch(() => {});
+    this.api = untilCrash(remote, crashed);
     this.generation++;
   }
 
   private onCrash(message: string) {
+    this.rejectPending(new Error(`the model worker stopped (${message}) before it answered`));
     this.worker.terminate();
     this.start();
     for (const l of this.listeners) l({ kind: 'restarted', message: `The model worker stopped (${message}); it was restarted.` });
