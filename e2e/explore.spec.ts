@@ -20,6 +20,7 @@ test.describe('explore a circle model', () => {
     const panel = page.getByRole('complementary', { name: 'Properties' });
     await expect(panel).toContainText('fused_activation_function');
     await expect(panel.getByRole('row', { name: /fused_activation_function/ })).toContainText('NONE');
+    await expect(panel.locator('.node-panel')).not.toHaveAttribute('aria-busy'); // the details are the selected node's
     await page.screenshot({ path: screenshotPath('explore-selected') });
 
     // keyboard: from the selected node, ArrowDown follows the edge to its consumer (IF)

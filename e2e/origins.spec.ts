@@ -120,6 +120,7 @@ test.describe('optimize and compare', () => {
     await expect(subject).toContainText('Net_InstanceNorm_003.opt.circle');
     await panel.getByRole('tab', { name: 'Node' }).click();
     await expect(panel.getByRole('heading', { level: 2 })).toContainText('INSTANCE_NORM');
+    await expect(panel.locator('.node-panel')).not.toHaveAttribute('aria-busy');
     await expect(panel.getByRole('table', { name: 'Node' })).toContainText('Normalization');
     await expect(panel.getByRole('table', { name: 'Options' }).getByRole('row', { name: /epsilon/ })).toBeVisible();
     await expect(panel.getByRole('row', { name: /^shape \[1, 8, 6, 12\]$/ }).first()).toBeVisible();

@@ -9,8 +9,11 @@ export function NodePanel({ subject }: { subject: PanelSubject }) {
   if (subject.selected === null) return <p className="muted">Select a node to see its properties.</p>;
   if (!details) return <p className="muted">Loading…</p>;
   const { node, extra } = details;
+  // the previous node's details stay on screen (dimmed) until the new ones arrive: no flicker
+  const wanted = subject.graph?.nodes[subject.selected]?.id;
+  const stale = wanted !== undefined && wanted !== node.id;
   return (
-    <div className="node-panel">
+    <div className={`node-panel${stale ? ' stale' : ''}`} aria-busy={stale || undefined}>
       <h2>
         {node.type} <span className="muted">{node.name}</span>
       </h2>
