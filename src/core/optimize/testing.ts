@@ -111,9 +111,12 @@ export function checkOptimize(model: CircleModel, passes: readonly string[], see
   const result = optimize(model, passes);
   const written = read(write(result.model), 'optimized.circle');
   const comparisons: ComparisonReport[] = [];
+  // absolute 1e-5 plus relative 1e-5: folding an ADD into a bias changes the float32 rounding order,
+  // and products downstream scale that last-bit difference with the values (a counterexample of
+  // the all-passes property had 1.5e-5 on outputs of magnitude ~10)
   for (let seed = 1; seed <= seeds; seed++) {
     const inputs = randomInputs(model, seed, { floatRange: [-2, 2] });
-    comparisons.push(compareOutputs(run(model, inputs), run(written, inputs), { floatTolerance: 1e-5 }));
+    comparisons.push(compareOutputs(run(model, inputs), run(written, inputs), { floatTolerance: 1e-5, relativeTolerance: 1e-5 }));
   }
   return {
     result,
