@@ -207,14 +207,8 @@ async function loadVocabulary(workerDocId: string) {
     const v = await workers().model.api.partitionVocabulary(workerDocId);
     usePartition.setState((s) => ({ vocab: { ...s.vocab, [workerDocId]: v } }));
   } catch {
-    /* completion falls back to backends only */
+    /* without it the assign bar has no opcode row and the cursor key no highlight */
   }
-}
-
-export function vocabularyFor(workerDocId: string): Promise<PartitionVocabulary | null> {
-  const have = usePartition.getState().vocab[workerDocId];
-  if (have) return Promise.resolve(have);
-  return loadVocabulary(workerDocId).then(() => usePartition.getState().vocab[workerDocId] ?? null);
 }
 
 // ------------------------------------------------------------------ editing and partitioning
