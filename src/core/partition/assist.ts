@@ -58,6 +58,35 @@ export function writtenBackends(document: IniDocument): string[] {
   return entry ? entry.value.split(',').filter((b) => b.length > 0) : [];
 }
 
+/** The key items of `[OPCODE]` and `[OPNAME]` depend on the model only: made once per prepared model. */
+const keyItemsCache = new WeakMap<PreparedModel, { opcode: PartCompletionItem[]; opname: PartCompletionItem[] }>();
+
+function keyItems(prepared: PreparedModel | null): { opcode: PartCompletionItem[]; opname: PartCompletionItem[] } {
+  const cached = prepared && keyItemsCache.get(prepared);
+  if (cached) return cached;
+  const opcode: PartCompletionItem[] = [];
+  const present = new Set<string>();
+  if (prepared) {
+    const counts = [...prepared.opsByOpcode.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [name, ops] of counts) {
+      present.add(name);
+      opcode.push({ label: name, kind: 'opcode', insertText: `${name}=`, detail: `${ops.length} in this model`, sortText: `0${name}`, retrigger: true });
+    }
+  }
+  for (const o of allOpcodeNames()) if (!present.has(o)) opcode.push({ label: o, kind: 'opcode', insertText: `${o}=`, detail: 'not in this model', sortText: `1${o}` });
+  const opname: PartCompletionItem[] = [];
+  const seen = new Set<string>();
+  for (const n of prepared?.nodeNames ?? []) {
+    if (!n || seen.has(n)) continue;
+    seen.add(n);
+    const key = escapeKey(n);
+    opname.push({ label: n, kind: 'node', insertText: `${key}=`, filterText: key, detail: key === n ? 'node' : `node (written ${key})`, retrigger: true });
+  }
+  const items = { opcode, opname };
+  if (prepared) keyItemsCache.set(prepared, items);
+  return items;
+}
+
 /** Completion at a 1-based line and column of `text` (the model gives opcodes and node names). */
 export function completionsAt(prepared: PreparedModel | null, text: string, document: IniDocument, line: number, column: number): PartCompletionList {
   const { lines, content } = lineAt(text, line);
@@ -89,26 +118,10 @@ export function completionsAt(prepared: PreparedModel | null, text: string, docu
     for (const k of ['backends', 'default', 'comply']) items.push({ label: k, kind: 'key', insertText: `${k}=`, retrigger: true });
     return { items, ...range };
   }
-  if (section === OPCODE_SECTION) {
-    items.push({ label: DEFAULT_KEY, kind: 'keyword', insertText: `${DEFAULT_KEY}=`, detail: 'default backend for this section', retrigger: true });
-    const present = new Set<string>();
-    if (prepared) {
-      const counts = [...prepared.opsByOpcode.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      for (const [name, ops] of counts) {
-        present.add(name);
-        items.push({ label: name, kind: 'opcode', insertText: `${name}=`, detail: `${ops.length} in this model`, sortText: `0${name}`, retrigger: true });
-      }
-    }
-    for (const o of allOpcodeNames()) if (!present.has(o)) items.push({ label: o, kind: 'opcode', insertText: `${o}=`, detail: 'not in this model', sortText: `1${o}` });
-  } else if (section === OPNAME_SECTION) {
-    items.push({ label: DEFAULT_KEY, kind: 'keyword', insertText: `${DEFAULT_KEY}=`, detail: 'default backend for this section', retrigger: true });
-    const seen = new Set<string>();
-    for (const n of prepared?.nodeNames ?? []) {
-      if (!n || seen.has(n)) continue;
-      seen.add(n);
-      const key = escapeKey(n);
-      items.push({ label: n, kind: 'node', insertText: `${key}=`, filterText: key, detail: key === n ? 'node' : `node (written ${key})`, retrigger: true });
-    }
+  if (section === OPCODE_SECTION || section === OPNAME_SECTION) {
+    const keys = keyItems(prepared);
+    const defaultItem: PartCompletionItem = { label: DEFAULT_KEY, kind: 'keyword', insertText: `${DEFAULT_KEY}=`, detail: 'default backend for this section', retrigger: true };
+    return { items: [defaultItem, ...(section === OPCODE_SECTION ? keys.opcode : keys.opname)], ...range };
   }
   return { items, ...range };
 }
