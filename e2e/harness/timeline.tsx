@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client';
 import type { TimelineMark, TimelineThread } from '../../src/core/systrace/model';
 import { Timeline } from '../../src/ui/profile/Timeline';
 import '../../src/ui/profile/profile.css';
+import { seededRandom } from '../../src/core/random';
 
 declare global {
   interface Window {
@@ -21,20 +22,9 @@ const target = Math.max(10, Number(params.get('n') ?? 100000));
 const theme = params.get('theme') === 'dark' ? 'dark' : 'light';
 document.documentElement.dataset.theme = theme;
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function syntheticThreads(n: number): TimelineThread[] {
-  const rand = rng(42);
+  const rand = seededRandom(42);
   let id = 0;
   const mk = (parent: TimelineMark | null, layer: string, phase: string, name: string, b: number, e: number, extra: Partial<TimelineMark> = {}): TimelineMark => {
     const m: TimelineMark = {

@@ -1,57 +1,28 @@
 /**
- * Opening a file set as a document, whatever its format. Each format folder keeps its own face
- * (detect / read / toGraph ...); this registry is the only place that lists them, so the worker
- * and the CLI never learn which format they hold.
+ * The format registry: opening a file set as a document, whatever its format. Each format folder
+ * keeps its own face (`format.ts`: name, a cheap detect by content, `load` of the rest), and this
+ * list is the only place that names them, so the worker and the CLI never learn which format
+ * they hold. A format's reader and services load on the first file of that format (a dynamic
+ * import: its own chunk in the browser), so opening a circle model never loads the systrace
+ * analysis and the other way round.
+ *
+ * Adding a format: its folder, and one entry here.
  */
-import { FormatError, type Diagnostic } from './errors';
-import type { Graph, GraphNode, ModelSummary } from './graph/model';
-import type { TensorDetails } from './circle/values';
-import { circleFormat } from './circle/document';
-import { systraceFormat } from './systrace/document';
-import type { SystraceAnalysis } from './systrace/model';
-import type { CircleModel } from './circle/model';
+import { FormatError } from './errors';
+import { documentSummary, type DocumentServices, type FormatEntry, type OpenedDocument, type SourceFile } from './format';
+import { circleFormat } from './circle/format';
+import { systraceFormat } from './systrace/format';
 
-export interface SourceFile {
-  name: string;
-  bytes: Uint8Array;
-}
+export type { OpenedDocument, SourceFile, NodeDetails, Capability, DocumentSummary, DocumentCounts } from './format';
 
-export interface NodeDetails {
-  node: GraphNode;
-  /** extra rows for the side panel, e.g. custom_code, origin ids */
-  extra: { name: string; value: string }[];
-}
+export const formats: readonly FormatEntry[] = [circleFormat, systraceFormat];
 
-export interface OpenedDocument {
-  format: string;
-  /** 'graph': a model drawn as a graph; 'profile': a timing capture (systrace) */
-  kind?: 'graph' | 'profile';
-  summary: ModelSummary;
-  diagnostics: Diagnostic[];
-  /** builds (and caches) the graph with this id */
-  graph(graphId: string): Graph;
-  nodeDetails(graphId: string, nodeIndex: number): NodeDetails;
-  tensorDetails(graphId: string, tensor: number): TensorDetails;
-  /** profiles only: the whole analysis */
-  profile?(): SystraceAnalysis;
-  /** circle only: the parsed model (origins and optimize in the worker read it) */
-  circle?(): CircleModel;
-}
-
-export interface DocumentFormat {
-  name: string;
-  /** true if this format reads the file set's main file */
-  detect(files: SourceFile[]): boolean;
-  open(files: SourceFile[]): OpenedDocument;
-}
-
-export const formats: DocumentFormat[] = [circleFormat, systraceFormat];
-
-export function openDocument(files: SourceFile[]): OpenedDocument {
+/** The registry entry that reads this file set, or a FormatError naming what was given. */
+export function detectFormat(files: SourceFile[]): FormatEntry {
   if (files.length === 0) throw new FormatError({ kind: 'empty', file: '(none)', message: 'no file was given' });
   const main = files[0]!;
   if (main.bytes.length === 0) throw new FormatError({ kind: 'empty', file: main.name, message: 'the file is empty' });
-  for (const f of formats) if (f.detect(files)) return f.open(files);
+  for (const f of formats) if (f.detect(files)) return f;
   const known = formats.map((f) => f.name).join(', ');
   throw new FormatError({
     kind: 'unsupported',
@@ -59,6 +30,23 @@ export function openDocument(files: SourceFile[]): OpenedDocument {
     offset: 0,
     message: `not a model format NPU Studio reads (known: ${known}); the first bytes are ${hexPreview(main.bytes)}`,
   });
+}
+
+export async function openDocument(files: SourceFile[]): Promise<OpenedDocument> {
+  const entry = detectFormat(files);
+  const module = await entry.load();
+  const doc = module.open(files);
+  return { format: entry.name, summary: documentSummary(doc), diagnostics: doc.diagnostics, services: doc.services };
+}
+
+/**
+ * The service of a capability, or a FormatError saying the document has none (a view asked for a
+ * capability the summary did not list: a bug in the caller, or an old document id).
+ */
+export function serviceOf<C extends keyof DocumentServices>(doc: OpenedDocument, capability: C): DocumentServices[C] {
+  const s = doc.services[capability];
+  if (!s) throw new FormatError({ kind: 'unsupported', file: doc.summary.file, message: `a ${doc.format} document has no ${capability} (it offers: ${doc.summary.capabilities.join(', ') || 'nothing'})` });
+  return s;
 }
 
 function hexPreview(bytes: Uint8Array): string {

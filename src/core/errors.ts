@@ -13,7 +13,8 @@ export type ErrorKind =
   | 'syntax' // text formats: a token that does not fit the grammar
   | 'semantic' // well-formed text whose meaning is wrong (unknown field, bad enum, ...)
   | 'limit' // a declared size beyond what we accept (hostile input)
-  | 'cancelled';
+  | 'cancelled'
+  | 'internal'; // not the input's fault: a bug in NPU Studio (a pass, the partitioner, the layout threw)
 
 export interface ErrorLocation {
   /** byte offset into the file, for binary formats */
@@ -43,7 +44,7 @@ export class FormatError extends Error {
 }
 
 /** `model.circle: byte 1234 (subgraphs[0].tensors): vector runs past the end of the file` */
-export function describeError(info: ErrorInfo): string {
+export function describeError(info: ErrorLocation & { file: string; message: string; kind?: ErrorKind }): string {
   const where: string[] = [];
   if (info.line !== undefined) where.push(info.column !== undefined ? `line ${info.line}:${info.column}` : `line ${info.line}`);
   if (info.offset !== undefined) where.push(`byte ${info.offset}`);
@@ -56,13 +57,23 @@ export function isFormatError(e: unknown): e is FormatError {
   return e instanceof FormatError;
 }
 
-/** Turns anything thrown into an ErrorInfo naming the file (used at API boundaries). */
+/**
+ * Turns anything thrown into an ErrorInfo naming the file (used at API boundaries). Only a
+ * `FormatError` speaks about the input: readers and validators throw nothing else for bad input.
+ * Anything else (a TypeError in a pass, a RangeError in the partitioner or the layout) is a bug
+ * in the studio, and says so instead of blaming the file.
+ */
 export function toErrorInfo(e: unknown, file: string): ErrorInfo {
   if (e instanceof FormatError) return e.info;
-  const message = e instanceof Error ? e.message : String(e);
-  if (e instanceof RangeError) return { kind: 'corrupt', file, message: `the file is corrupt (${message})` };
-  return { kind: 'corrupt', file, message };
+  return internalErrorInfo(e, file);
 }
+
+/** `kind: 'internal'` with a message that says whose fault it is (never a stack trace). */
+export function internalErrorInfo(e: unknown, file: string): ErrorInfo {
+  const what = e instanceof Error ? `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}` : String(e);
+  return { kind: 'internal', file, message: `internal error in NPU Studio, not a problem with the file (please report it): ${what}` };
+}
+
 
 /** A non-fatal finding: the input still opens. */
 export interface Diagnostic extends ErrorLocation {

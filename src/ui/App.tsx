@@ -15,6 +15,7 @@ import { useOrigins } from './origins/state';
 import { bindLayoutToHash, toggleSidePanel, useLayout } from './shell/layout';
 import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
+import { mainView } from './capabilities';
 
 bindLayoutToHash();
 
@@ -24,12 +25,15 @@ let sampleOpened = false;
 export function App() {
   const theme = useResolvedTheme();
   const hasDoc = useStudio((s) => s.docs.length > 0);
-  const kind = useStudio((s) => activeDoc(s)?.kind);
+  const view = useStudio((s) => {
+    const d = activeDoc(s);
+    return d ? mainView(d.summary) : null;
+  });
   const pane = useRef<GraphPaneHandle>(null);
   const activeId = useStudio((s) => s.activeId);
   const panelWidth = useLayout((s) => s.panel);
   const panelAt = useLayout((s) => s.side);
-  const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && kind === 'graph';
+  const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && view === 'graph';
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -106,8 +110,8 @@ export function App() {
     <div className="app">
       <TopBar pane={pane} />
       <Alerts />
-      <main className={`workspace panel-${panelAt}`} style={workspaceColumns(hasDoc && kind !== 'profile' ? panelAt : 'hidden', panelWidth)}>
-        {hasDoc && kind === 'profile' ? (
+      <main className={`workspace panel-${panelAt}`} style={workspaceColumns(hasDoc && view !== 'profile' ? panelAt : 'hidden', panelWidth)}>
+        {hasDoc && view === 'profile' ? (
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>

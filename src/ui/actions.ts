@@ -9,6 +9,8 @@ import type { InputFile } from '../worker/api';
 import { unpackGraph } from '../core/graph/pack';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
+import { mainView } from './capabilities';
+import { errorAlert } from './errors';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -66,7 +68,6 @@ async function openFileSet(files: InputFile[]) {
       id,
       workerDocId: res.docId,
       title: files[0]!.name,
-      kind: res.kind,
       files,
       summary: res.summary,
       diagnostics: res.diagnostics,
@@ -78,16 +79,17 @@ async function openFileSet(files: InputFile[]) {
       details: null,
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
-    if (res.kind === 'profile') {
+    const view = mainView(res.summary);
+    if (view === 'profile') {
       // the Profile view lists every diagnostic with its line: one alert summarises them (none for notes alone)
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
       if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
     } else {
-      for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError({ kind: 'corrupt', ...d }) });
+      for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError(d) });
     }
-    if (first && res.kind === 'graph') await showGraph(id, first.id);
+    if (first && view === 'graph') await showGraph(id, first.id);
   } catch (e) {
-    pushAlert({ severity: 'error', message: `${files[0]?.name ?? 'file'}: ${(e as Error).message}` });
+    pushAlert(errorAlert(e, files[0]?.name ?? 'file'));
   } finally {
     useStudio.setState({ opening: false });
   }
@@ -141,7 +143,7 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
       return;
     }
     updateDoc(docId, { loading: null });
-    pushAlert({ severity: 'error', message: `${doc.title}: ${(e as Error).message}` });
+    pushAlert(errorAlert(e, doc.title));
   }
 }
 
@@ -193,7 +195,7 @@ export async function selectNode(index: number | null) {
     } catch (e) {
       const restarted = reopening !== null || useStudio.getState().docs.find((x) => x.id === d.id)?.workerDocId !== workerDocId;
       if (attempt === 0 && restarted) continue;
-      pushAlert({ severity: 'error', message: `${d.title}: ${(e as Error).message}` });
+      pushAlert(errorAlert(e, d.title));
       return;
     }
   }

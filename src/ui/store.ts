@@ -3,7 +3,7 @@
  * parsed models stay in the worker.
  */
 import { create } from 'zustand';
-import type { Diagnostic, ErrorInfo, FindResult, Graph, GraphLayout, InputFile, ModelSummary, NodeDetails } from '../worker/api';
+import type { Diagnostic, DocumentSummary, ErrorInfo, FindResult, Graph, GraphLayout, InputFile, NodeDetails } from '../worker/api';
 
 export type ThemeChoice = 'light' | 'dark' | 'system';
 export type Direction = 'TB' | 'LR';
@@ -28,10 +28,9 @@ export interface Doc {
   /** id in the model worker (changes when the worker is restarted) */
   workerDocId: string;
   title: string;
-  /** 'graph' models are drawn; 'profile' captures (systrace) show the Profile view */
-  kind: 'graph' | 'profile';
   files: InputFile[];
-  summary: ModelSummary;
+  /** what the document is and can do: `summary.capabilities` picks its views (ui/capabilities.ts) */
+  summary: DocumentSummary;
   diagnostics: Diagnostic[];
   graphId: string;
   direction: Direction;

@@ -6,19 +6,24 @@
  */
 import * as Comlink from 'comlink';
 import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView } from '../worker/api';
+import { fromWorker } from './errors';
 
 type Listener = (event: { kind: 'restarted' | 'crashed'; message: string }) => void;
 
 /**
  * `remote` with every method call raced against `crashed`: when the worker dies, the calls still
- * waiting on it reject with its reason instead of hanging.
+ * waiting on it reject with its reason instead of hanging. A call the worker failed rejects with
+ * a `StudioError` (its `ErrorInfo` kept: a bad file, or an internal error of the studio).
  */
 export function untilCrash<T extends object>(remote: T, crashed: Promise<never>): T {
   return new Proxy(remote, {
     get(target, prop) {
       const member = Reflect.get(target, prop) as unknown;
       if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => Promise.race([(member as (...a: unknown[]) => Promise<unknown>)(...args), crashed]);
+      return (...args: unknown[]) =>
+        Promise.race([(member as (...a: unknown[]) => Promise<unknown>)(...args), crashed]).catch((e: unknown) => {
+          throw fromWorker(e);
+        });
     },
   });
 }
@@ -92,7 +97,7 @@ export class LayoutWorkerClient {
       this.pendingReject = reject;
       api
         .layout(input, options, onProgress ? Comlink.proxy(onProgress) : undefined)
-        .then(resolve, reject)
+        .then(resolve, (e: unknown) => reject(fromWorker(e)))
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;
         });
@@ -106,7 +111,7 @@ export class LayoutWorkerClient {
       this.pendingReject = reject;
       api
         .prepareView(pack, input, options, onProgress ? Comlink.proxy(onProgress) : undefined)
-        .then(resolve, reject)
+        .then(resolve, (e: unknown) => reject(fromWorker(e)))
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;
         });

@@ -1,20 +1,30 @@
 /**
  * The contract between the UI thread and the workers. The UI imports only these types (and
- * Comlink); everything behind them runs in a worker.
+ * Comlink); everything behind them runs in a worker. Types only: `.dependency-cruiser.cjs` lets
+ * the UI import this file and nothing else under src/worker.
+ *
+ * A document's `summary.capabilities` says which methods below apply to it (graph, partition,
+ * origins, optimize, profile); a call for a capability the document lacks fails with an
+ * `unsupported` error. A method that fails rejects with a `WorkerFailure` (plain data, see
+ * below), which `ui/workers.ts` turns back into a `StudioError` carrying the `ErrorInfo`.
  */
 import type { ErrorInfo, Diagnostic } from '../core/errors';
 import type { Graph, GraphPort, ModelSummary } from '../core/graph/model';
+import type { Capability, DocumentCounts, DocumentSummary } from '../core/format';
+import type { TextEdit } from '../core/text-edit';
+import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from '../core/partition/assist';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { GraphPack } from '../core/graph/pack';
 import type { SceneData } from '../core/graph/view/scene';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
-import type { NodeDetails } from '../core/document';
+import type { NodeDetails } from '../core/format';
 import type { SystraceAnalysis } from '../core/systrace/model';
 import type { PartDiagnostic } from '../core/partition/ini';
 import type { PartitionCheck } from '../core/partition/check';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
+export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
 export type { GraphPack, SceneData };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
@@ -25,8 +35,17 @@ export interface InputFile {
 }
 
 export type OpenResult =
-  | { ok: true; docId: string; kind: 'graph' | 'profile'; summary: ModelSummary; diagnostics: Diagnostic[] }
+  | { ok: true; docId: string; summary: DocumentSummary; diagnostics: Diagnostic[] }
   | { ok: false; error: ErrorInfo };
+
+/**
+ * What a failed worker call rejects with: plain data (Comlink keeps only the message of an
+ * `Error`), the `ErrorInfo` of a `FormatError`, or `kind: 'internal'` for anything else thrown.
+ */
+export interface WorkerFailure {
+  workerError: ErrorInfo;
+}
+
 
 /** A graph ready to draw: the Graph (slimmed: ports and attributes are fetched on demand) and its layout input. */
 export interface GraphForView {
@@ -70,6 +89,11 @@ export interface PartitionTextResult {
   diagnostics: PartDiagnostic[];
   /** null when the text has errors: the UI keeps the last good plan on screen */
   plan: PartitionPlanView | null;
+  /**
+   * per source operator (subgraph 0): the 1-based line of this text that decides its backend
+   * (its key, the section's `_`, or `default`; 0: none), also when the text has errors
+   */
+  operatorLines: Int32Array;
   /** worker time: parse, validate and partition */
   ms: number;
 }
@@ -115,17 +139,19 @@ export interface OptimizeLogEntry {
 export type OptimizeView =
   | {
       ok: true;
-      /** the optimized model, opened in the worker like any circle file */
+      /** the optimized model, opened in the worker like any file */
       docId: string;
       name: string;
-      summary: ModelSummary;
+      summary: DocumentSummary;
       diagnostics: Diagnostic[];
-      /** the optimized .circle with its origin tables (for download and re-opening) */
+      /** the optimized file with its origin tables (for download and re-opening) */
       bytes: Uint8Array;
       log: OptimizeLogEntry[];
       /** dead items removed after the passes */
       removed: { tensors: number; buffers: number; opcodes: number };
-      /** graph node indices of subgraph 0: source -> optimized and optimized -> source (through shared origin ids) */
+      /** the graph both mappings below are about (the main graph), in both documents */
+      graphId: string;
+      /** graph node indices of that graph: source -> optimized and optimized -> source (through shared origin ids) */
       sourceToOptimized: number[][];
       optimizedToSource: number[][];
       ms: number;
@@ -142,19 +168,25 @@ export interface ModelWorkerApi {
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
-  /** profiles (systrace): the analysis with tables and per-run timelines */
+  /** capability `profile`: the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;
   ping(): Promise<'pong'>;
-  /** circle only: origins of a graph's operators and the source table */
+  /** capability `origins`: origins of a graph's operators and the source table */
   origins(docId: string, graphId: string): Promise<OriginsView>;
-  /** circle only: runs the named passes (subgraph 0 mapping), opens the result as a new document */
+  /** capability `optimize`: runs the named passes (main graph mapping), opens the result as a new document */
   optimize(docId: string, passes: string[]): Promise<OptimizeView>;
-  /** the optimizer's passes in pipeline order */
-  optimizePasses(): Promise<string[]>;
-  /** circle only: parse + validate + partition `.part` text against subgraph 0 (model prepared once per document) */
+  /** capability `optimize`: the document's passes in pipeline order */
+  optimizePasses(docId: string): Promise<string[]>;
+  /** capability `partition`: parse + validate + partition `.part` text against subgraph 0 (model prepared once per document) */
   partitionText(docId: string, text: string): Promise<PartitionTextResult>;
   /** hover text for the `.part` key under a 1-based line and column */
   partitionHover(docId: string, text: string, line: number, column: number): Promise<string | null>;
+  /** completion items at a 1-based line and column of the `.part` text, with the range they replace */
+  partitionCompletions(docId: string, text: string, line: number, column: number): Promise<PartCompletionList>;
+  /** the `[OPCODE]` / `[OPNAME]` key written on a line (the graph highlights what it captures) */
+  partitionKeyAt(docId: string, text: string, line: number): Promise<{ section: string; key: string } | null>;
+  /** the edit that sets `key=value` in `section` (click-to-assign); null when the text already says so */
+  partitionAssignEdit(docId: string, text: string, section: string, key: string, value: string): Promise<TextEdit | null>;
   partitionVocabulary(docId: string): Promise<PartitionVocabulary>;
   /** every output file of the partition (parts with origin tables, conn files, the `.part`), zipped */
   partitionFiles(docId: string, text: string, partFileName: string): Promise<PartitionFilesResult>;

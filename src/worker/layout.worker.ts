@@ -10,6 +10,7 @@ import { layout } from '../core/graph/layout';
 import { unpackGraph } from '../core/graph/pack';
 import { buildScene, sceneBuffers, sceneData, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
 import type { LayoutWorkerApi } from './api';
+import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
 
 function layoutBuffers(result: GraphLayout): ArrayBuffer[] {
@@ -51,4 +52,5 @@ const api: LayoutWorkerApi = {
   },
 };
 
-Comlink.expose(api);
+// a failure is a bug of the layout, never the file's: it leaves as `kind: 'internal'`
+Comlink.expose(guarded(api, () => 'graph layout'));

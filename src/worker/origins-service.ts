@@ -1,23 +1,18 @@
 /**
- * Origin methods of the model service (issue 4): the origins of a graph for the Origins panel,
- * and `optimize`, which runs the origin-preserving passes here in the worker, writes the result
- * (with its origin tables), opens it as a new document like any circle file, and maps the
- * operators of both graphs to each other through shared origin ids (many-to-many).
+ * Origin methods of the model service (issue 4), for documents with the `origins` and `optimize`
+ * capabilities: the origins of a graph for the Origins panel, and `optimize`, which runs the
+ * document's origin-preserving passes here in the worker, opens the file they write (origin
+ * tables included) as a new document like any other, and maps the operators of both graphs to
+ * each other (many-to-many, through shared origin ids) as graph node indices. Loaded by
+ * `service.ts` on first use.
  */
 import type { InputFile, ModelWorkerApi, OpenResult, OptimizeView, OriginsView } from './api';
-import type { OpenedDocument } from '../core/document';
+import { serviceOf, type OpenedDocument } from '../core/document';
 import type { Graph } from '../core/graph/model';
 import { toErrorInfo } from '../core/errors';
-import { originsOf, relatedOps, sourceName, type Origins } from '../core/origin';
-import { optimize, PASS_NAMES } from '../core/optimize';
-import { write } from '../core/circle/write';
+import { sourceName, type Origins } from '../core/origin/origins';
 
-type OriginsApi = Pick<ModelWorkerApi, 'origins' | 'optimize' | 'optimizePasses'>;
-
-function subgraphOf(graphId: string): number {
-  const m = /^sg:(\d+)$/.exec(graphId);
-  return m ? Number(m[1]) : -1;
-}
+export type OriginsApi = Pick<ModelWorkerApi, 'origins' | 'optimize' | 'optimizePasses'>;
 
 /** graph node index of each operator index (-1: not drawn) */
 function opNodes(graph: Graph, operators: number): Int32Array {
@@ -60,43 +55,31 @@ function originsView(origins: Origins, graphId: string, graph: Graph): OriginsVi
   return { graphId, kind: origins.kind, nodeIds, sources, diagnostics: origins.diagnostics };
 }
 
-function baseName(file: string): string {
-  return file.replace(/\.circle$/i, '');
-}
-
 export function createOriginsService(doc: (docId: string) => OpenedDocument, open: (files: InputFile[]) => Promise<OpenResult>): { api: OriginsApi } {
-  const circleOf = (docId: string) => {
-    const d = doc(docId);
-    if (!d.circle) throw new Error(`${d.summary.file} is not a circle model: origins and optimize read circle models only`);
-    return { d, model: d.circle() };
-  };
   return {
     api: {
       async origins(docId, graphId) {
-        const { d, model } = circleOf(docId);
-        const sg = subgraphOf(graphId);
-        const origins = originsOf(model, Math.max(0, sg), d.summary.file);
-        return originsView(origins, graphId, d.graph(graphId));
+        const d = doc(docId);
+        const origins = serviceOf(d, 'origins').origins(graphId);
+        return originsView(origins, graphId, serviceOf(d, 'graph').graph(graphId));
       },
-      async optimizePasses() {
-        return [...PASS_NAMES];
+      async optimizePasses(docId) {
+        return serviceOf(doc(docId), 'optimize').passes();
       },
       async optimize(docId, passes): Promise<OptimizeView> {
         const t0 = performance.now();
-        let file = 'model.circle';
+        let file = 'model';
         try {
-          const { d, model } = circleOf(docId);
+          const d = doc(docId);
           file = d.summary.file;
-          const result = optimize(model, passes, { file });
-          const bytes = write(result.model);
-          const name = `${baseName(file)}.opt.circle`;
+          const result = serviceOf(d, 'optimize').optimize(passes);
+          const { name, bytes } = result.file;
           const opened = await open([{ name, blob: new Blob([bytes as Uint8Array<ArrayBuffer>]) }]);
           if (!opened.ok) return opened;
-          const before = d.graph('sg:0');
-          const after = doc(opened.docId).graph('sg:0');
-          const beforeOps = opNodes(before, model.subgraphs[0]?.operators.length ?? 0);
-          const afterOps = opNodes(after, result.model.subgraphs[0]?.operators.length ?? 0);
-          const rel = relatedOps(result.originsBefore, result.origins);
+          const before = serviceOf(d, 'graph').graph(result.graphId);
+          const after = serviceOf(doc(opened.docId), 'graph').graph(result.graphId);
+          const beforeOps = opNodes(before, result.sourceToOptimized.length);
+          const afterOps = opNodes(after, result.optimizedToSource.length);
           return {
             ok: true,
             docId: opened.docId,
@@ -104,10 +87,11 @@ export function createOriginsService(doc: (docId: string) => OpenedDocument, ope
             summary: opened.summary,
             diagnostics: opened.diagnostics,
             bytes,
+            graphId: result.graphId,
             log: result.log,
             removed: result.removed,
-            sourceToOptimized: toNodeLists(rel.aToB, before, beforeOps, afterOps),
-            optimizedToSource: toNodeLists(rel.bToA, after, afterOps, beforeOps),
+            sourceToOptimized: toNodeLists(result.sourceToOptimized, before, beforeOps, afterOps),
+            optimizedToSource: toNodeLists(result.optimizedToSource, after, afterOps, beforeOps),
             ms: performance.now() - t0,
           };
         } catch (e) {

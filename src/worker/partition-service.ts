@@ -1,33 +1,40 @@
 /**
- * Partition methods of the model service (issue 3): the circle model is read and prepared once
- * per document (`preparePartition`), then every `.part` edit is a parse + validate + partition
- * over flat arrays. Output files and the value check are built here too, never on the UI thread.
+ * Partition methods of the model service (issue 3), for documents with the `partition`
+ * capability: the model is prepared once per document (the document's `prepared()`), then every
+ * `.part` edit is a parse + validate + partition over flat arrays. Everything the editor needs
+ * from the text (diagnostics, completion, hover, the key under the cursor, click-to-assign edits,
+ * the line deciding each operator) is computed here, never on the UI thread; so are the output
+ * files and the value check. Loaded by `service.ts` on the first partition call.
  */
 import { zipSync, type Zippable } from 'fflate';
 import * as Comlink from 'comlink';
 import type { ModelWorkerApi, PartitionFilesResult, PartitionPlanView, PartitionTextResult, PartitionVocabulary } from './api';
 import { read } from '../core/circle/read';
+import { serviceOf, type OpenedDocument } from '../core/document';
 import { FormatError } from '../core/errors';
+import type { PartitionService } from '../core/format';
 import {
-  allOpcodeNames, connFileName, hoverText, parsePart, partCompletions, partition, preparePartition, writePartition,
-  type ParsedPart, type PartitionPlan, type PreparedModel,
+  allOpcodeNames, connFileName, hoverText, parsePart, partCompletions, partition, readIni, writePartition,
+  type IniDocument, type ParsedPart, type PartitionPlan, type PreparedModel,
 } from '../core/partition';
+import { assignEdit, complyOf, completionsAt, decidingLines, keyAt } from '../core/partition/assist';
 import { checkPartition, type CheckPart } from '../core/partition/check';
 
-export interface PartitionSource {
-  name: string;
-  bytes: Uint8Array;
-  format: string;
-}
-
-type PartitionApi = Pick<ModelWorkerApi, 'partitionText' | 'partitionHover' | 'partitionVocabulary' | 'partitionFiles' | 'checkPartition'>;
+export type PartitionApi = Pick<
+  ModelWorkerApi,
+  'partitionText' | 'partitionHover' | 'partitionCompletions' | 'partitionKeyAt' | 'partitionAssignEdit' | 'partitionVocabulary' | 'partitionFiles' | 'checkPartition'
+>;
 
 interface State {
+  service: PartitionService;
   prepared: PreparedModel;
   /** the last text parsed, with its result (hover and completion reuse it) */
   text: string | null;
   parsed: ParsedPart | null;
   plan: PartitionPlan | null;
+  /** the last text read as INI only (completion and the cursor's key: no validation, no partition) */
+  iniText: string | null;
+  ini: IniDocument | null;
 }
 
 /** The plan in the columnar form the UI reads (see `PartitionPlanView`), and the buffers to transfer. */
@@ -88,20 +95,27 @@ function planView(plan: PartitionPlan, parsed: ParsedPart): { view: PartitionPla
   return { view, transfer };
 }
 
-export function createPartitionService(source: (docId: string) => PartitionSource): { api: PartitionApi; forget(docId: string): void } {
+export function createPartitionService(doc: (docId: string) => OpenedDocument): { api: PartitionApi; forget(docId: string): void } {
   const states = new Map<string, State>();
 
   const state = (docId: string): State => {
     let s = states.get(docId);
     if (!s) {
-      const src = source(docId);
-      if (src.format !== 'circle') throw new FormatError({ kind: 'unsupported', file: src.name, message: 'only circle models can be partitioned' });
-      const model = read(src.bytes, src.name);
-      if (model.subgraphs.length === 0) throw new FormatError({ kind: 'unsupported', file: src.name, message: 'the model has no subgraph to partition' });
-      s = { prepared: preparePartition(model, src.name), text: null, parsed: null, plan: null };
+      const service = serviceOf(doc(docId), 'partition');
+      s = { service, prepared: service.prepared(), text: null, parsed: null, plan: null, iniText: null, ini: null };
       states.set(docId, s);
     }
     return s;
+  };
+
+  /** the INI reading of `text` (the full parse's when it is that text) */
+  const iniOf = (s: State, text: string): IniDocument => {
+    if (s.text === text && s.parsed) return s.parsed.document;
+    if (s.iniText !== text || !s.ini) {
+      s.ini = readIni(text);
+      s.iniText = text;
+    }
+    return s.ini;
   };
 
   /** parses `text` unless it is the text parsed last; partitions when valid */
@@ -121,14 +135,25 @@ export function createPartitionService(source: (docId: string) => PartitionSourc
       s.text = null; // always re-run: the figure is the real work
       const { parsed, plan } = update(s, text);
       const pv = plan ? planView(plan, parsed) : null;
-      const result: PartitionTextResult = { diagnostics: parsed.diagnostics, plan: pv?.view ?? null, ms: performance.now() - t0 };
+      const operatorLines = decidingLines(s.prepared, parsed.document, complyOf(parsed));
+      const result: PartitionTextResult = { diagnostics: parsed.diagnostics, plan: pv?.view ?? null, operatorLines, ms: performance.now() - t0 };
       // per-operator and per-part arrays move, they are not copied
-      return pv ? Comlink.transfer(result, pv.transfer) : result;
+      return Comlink.transfer(result, [...(pv?.transfer ?? []), operatorLines.buffer as ArrayBuffer]);
     },
     async partitionHover(docId, text, line, column) {
       const s = state(docId);
       const { parsed } = update(s, text);
       return hoverText(s.prepared, parsed, line, column);
+    },
+    async partitionCompletions(docId, text, line, column) {
+      const s = state(docId);
+      return completionsAt(s.prepared, text, iniOf(s, text), line, column);
+    },
+    async partitionKeyAt(_docId, text, line) {
+      return keyAt(text, line);
+    },
+    async partitionAssignEdit(_docId, text, section, key, value) {
+      return assignEdit(text, section, key, value);
     },
     async partitionVocabulary(docId): Promise<PartitionVocabulary> {
       const s = state(docId);
@@ -139,9 +164,8 @@ export function createPartitionService(source: (docId: string) => PartitionSourc
       const s = state(docId);
       const t0 = performance.now();
       const { plan } = update(s, text);
-      if (!plan) throw new Error('the .part text has errors: fix them to download the parts');
-      const src = source(docId);
-      const out = writePartition(s.prepared, plan, { sourceBytes: src.bytes });
+      if (!plan) throw new FormatError({ kind: 'semantic', file: partFileName, message: 'the .part text has errors: fix them to download the parts' });
+      const out = writePartition(s.prepared, plan, { sourceBytes: s.service.source.bytes });
       const files = [...out.files, { name: partFileName, bytes: new TextEncoder().encode(text) }];
       const zippable: Zippable = {};
       for (const f of files) zippable[f.name] = [f.bytes, { level: f.name.endsWith('.circle') ? 1 : 6 }];
@@ -153,9 +177,8 @@ export function createPartitionService(source: (docId: string) => PartitionSourc
       const s = state(docId);
       const t0 = performance.now();
       const { plan } = update(s, text);
-      if (!plan) throw new Error('the .part text has errors: fix them to run the check');
-      const src = source(docId);
-      const out = writePartition(s.prepared, plan, { sourceBytes: src.bytes });
+      if (!plan) throw new FormatError({ kind: 'semantic', file: 'the .part text', message: 'it has errors: fix them to run the check' });
+      const out = writePartition(s.prepared, plan, { sourceBytes: s.service.source.bytes });
       const parts: CheckPart[] = plan.parts.map((p) => {
         const bytes = out.files.find((f) => f.name === p.fileName)!.bytes;
         return { file: p.fileName, model: read(bytes, p.fileName), inputs: p.inputs, outputs: p.outputs };

@@ -1,23 +1,27 @@
 /**
  * The model service behind the worker: documents by id, graphs cached per document, find
  * indexes cached per graph. Kept free of worker globals so tests can drive it directly.
+ *
+ * It knows no format: `core/document.ts` opens a file set, and each method reaches the service
+ * of the capability it serves (`serviceOf(doc, 'graph')`, ...). The partition and origins
+ * methods live in their own modules, loaded on first use (a model that is only viewed never
+ * loads the partitioner or the optimizer).
  */
 import type { GraphForView, InputFile, ModelWorkerApi, OpenResult } from './api';
-import { openDocument, type OpenedDocument } from '../core/document';
+import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
 import { toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
 import { packBuffers, packGraph } from '../core/graph/pack';
 import * as Comlink from 'comlink';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
-import { createOriginsService } from './origins-service';
-import { createPartitionService, type PartitionSource } from './partition-service';
+import { guarded } from './failures';
+import type { PartitionApi } from './partition-service';
+import type { OriginsApi } from './origins-service';
 
 interface Entry {
   doc: OpenedDocument;
   findIndexes: Map<string, FindIndex>;
-  /** the main file's bytes (partitioning re-reads the circle model from them, once) */
-  main: PartitionSource;
 }
 
 /** Graph without ports and attributes: what the UI needs to draw and navigate. */
@@ -25,6 +29,18 @@ export function slimGraph(graph: Graph): Graph {
   return {
     ...graph,
     nodes: graph.nodes.map((n) => ({ ...n, inputs: [], outputs: [], attributes: [] })),
+  };
+}
+
+/** A value made on first use (and made again after a failed attempt). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | null = null;
+  return () => {
+    p ??= make().catch((e: unknown) => {
+      p = null;
+      throw e;
+    });
+    return p;
   };
 }
 
@@ -37,58 +53,81 @@ export function createModelService(): ModelWorkerApi {
     if (!e) throw new Error(`document ${docId} is not open`);
     return e;
   };
+  const docOf = (docId: string) => entry(docId).doc;
+  const graphs = (docId: string) => serviceOf(docOf(docId), 'graph');
 
-  const partitions = createPartitionService((docId) => entry(docId).main);
-
-  const origins = createOriginsService((docId) => entry(docId).doc, (files) => service.open(files));
+  let partitionsLoaded: { forget(docId: string): void } | null = null;
+  const partitions = once(async () => {
+    const p = (await import('./partition-service')).createPartitionService(docOf);
+    partitionsLoaded = p;
+    return p.api;
+  });
+  const origins = once(async () => (await import('./origins-service')).createOriginsService(docOf, (files) => service.open(files)).api);
+  const viaPartitions =
+    <K extends keyof PartitionApi>(name: K) =>
+    async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
+      ((await partitions())[name] as (...a: Parameters<PartitionApi[K]>) => Promise<Awaited<ReturnType<PartitionApi[K]>>>)(...args);
+  const viaOrigins =
+    <K extends keyof OriginsApi>(name: K) =>
+    async (...args: Parameters<OriginsApi[K]>): Promise<Awaited<ReturnType<OriginsApi[K]>>> =>
+      ((await origins())[name] as (...a: Parameters<OriginsApi[K]>) => Promise<Awaited<ReturnType<OriginsApi[K]>>>)(...args);
 
   const service: ModelWorkerApi = {
-    ...partitions.api,
-    ...origins.api,
+    partitionText: viaPartitions('partitionText'),
+    partitionHover: viaPartitions('partitionHover'),
+    partitionCompletions: viaPartitions('partitionCompletions'),
+    partitionKeyAt: viaPartitions('partitionKeyAt'),
+    partitionAssignEdit: viaPartitions('partitionAssignEdit'),
+    partitionVocabulary: viaPartitions('partitionVocabulary'),
+    partitionFiles: viaPartitions('partitionFiles'),
+    checkPartition: viaPartitions('checkPartition'),
+    origins: viaOrigins('origins'),
+    optimize: viaOrigins('optimize'),
+    optimizePasses: viaOrigins('optimizePasses'),
     async open(files: InputFile[]): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
         const t0 = performance.now();
         const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
         const t1 = performance.now();
-        const doc = openDocument(sources);
+        const doc = await openDocument(sources);
         // User Timing entries in the worker's own timeline (benches read them; nothing else does)
         performance.measure(`npu:open:read ${name}`, { start: t0, end: t1 });
         performance.measure(`npu:open:parse ${name}`, { start: t1, end: performance.now() });
         const docId = `doc${next++}`;
-        docs.set(docId, { doc, findIndexes: new Map(), main: { name: sources[0]!.name, bytes: sources[0]!.bytes, format: doc.format } });
-        return { ok: true, docId, kind: doc.kind ?? 'graph', summary: doc.summary, diagnostics: doc.diagnostics };
+        docs.set(docId, { doc, findIndexes: new Map() });
+        return { ok: true, docId, summary: doc.summary, diagnostics: doc.diagnostics };
       } catch (e) {
         return { ok: false, error: toErrorInfo(e, name) };
       }
     },
     async close(docId) {
       docs.delete(docId);
-      partitions.forget(docId);
+      partitionsLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
-      const graph = entry(docId).doc.graph(graphId);
+      const graph = graphs(docId).graph(graphId);
       // boxes hold the op type and the node name on a second line (GraphView draws both)
       return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph, { nameLine: true, constantRows: false }) };
     },
     async packedGraphForView(docId, graphId) {
-      const graph = entry(docId).doc.graph(graphId);
+      const graph = graphs(docId).graph(graphId);
       const pack = packGraph(graph);
       const layoutInput = layoutInputFor(graph, { nameLine: true, constantRows: false });
       const buffers = [...packBuffers(pack), layoutInput.widths.buffer, layoutInput.heights.buffer, layoutInput.edgeFrom.buffer, layoutInput.edgeTo.buffer] as ArrayBuffer[];
       return Comlink.transfer({ pack, layoutInput }, [...new Set(buffers)]);
     },
     async nodeDetails(docId, graphId, nodeIndex) {
-      return entry(docId).doc.nodeDetails(graphId, nodeIndex);
+      return graphs(docId).nodeDetails(graphId, nodeIndex);
     },
     async tensorDetails(docId, graphId, tensor) {
-      return entry(docId).doc.tensorDetails(graphId, tensor);
+      return graphs(docId).tensorDetails(graphId, tensor);
     },
     async find(docId, graphId, query) {
       const e = entry(docId);
       let index = e.findIndexes.get(graphId);
       if (!index) {
-        index = buildFindIndex(e.doc.graph(graphId));
+        index = buildFindIndex(serviceOf(e.doc, 'graph').graph(graphId));
         e.findIndexes.set(graphId, index);
       }
       const t0 = performance.now();
@@ -96,13 +135,12 @@ export function createModelService(): ModelWorkerApi {
       return { results: r.results, total: r.total, ms: performance.now() - t0 };
     },
     async profile(docId) {
-      const doc = entry(docId).doc;
-      if (!doc.profile) throw new Error(`${doc.summary.file} is not a profile`);
-      return doc.profile();
+      return serviceOf(docOf(docId), 'profile').analysis();
     },
     async ping() {
       return 'pong' as const;
     },
   };
-  return service;
+  // failures leave as data naming the document's file (the first argument is a document id)
+  return guarded(service, (args) => (typeof args[0] === 'string' && docs.get(args[0])?.doc.summary.file) || 'NPU Studio');
 }

@@ -4,6 +4,7 @@
  * weights (seeded), and optionally padded with large constant buffers (the 100 MB reader figure).
  */
 import type { CircleModel, CircleTensor, CircleOperator } from '../../src/core/circle/model';
+import { seededRandom } from '../../src/core/random';
 
 const FLOAT32 = 0;
 const OP = { ADD: 0, CONV_2D: 3, RELU: 19 } as const;
@@ -40,18 +41,11 @@ function op(opcodeIndex: number, inputs: number[], outputs: number[], options: C
   };
 }
 
-/** Deterministic float32 bytes (xorshift) so generated files are reproducible. */
+/** Deterministic float32 bytes in [-1, 1) (the project's seeded generator) so generated files are reproducible. */
 function seededFloats(count: number, seed: number): Uint8Array {
   const f = new Float32Array(count);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < count; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    f[i] = (s / 0xffffffff) * 2 - 1;
-  }
+  const random = seededRandom(seed);
+  for (let i = 0; i < count; i++) f[i] = random() * 2 - 1;
   return new Uint8Array(f.buffer);
 }
 

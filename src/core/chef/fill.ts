@@ -8,6 +8,8 @@
  * same bytes (tflchef seeds from the clock, so its values are not reproducible anyway).
  */
 import type { TextMessage } from '../textproto';
+import { seededRandom } from '../random';
+import { writeFloat16LE } from '../fp16';
 
 /** Reports a bad filler; `argIndex` names the offending `arg` when there is one. */
 export type FillFail = (message: string, argIndex?: number) => never;
@@ -79,38 +81,6 @@ function intKind(size: number, signed: boolean, what: string): Kind {
   };
 }
 
-/** float32 -> IEEE half bits, round to nearest even. */
-export function toHalf(value: number): number {
-  const f32 = new Float32Array([value]);
-  const u = new Uint32Array(f32.buffer)[0]!;
-  const sign = (u >>> 16) & 0x8000;
-  const exp = (u >>> 23) & 0xff;
-  let mant = u & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0); // inf / nan
-  let e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00; // overflow -> inf
-  if (e <= 0) {
-    if (e < -10) return sign; // underflow -> 0
-    mant |= 0x800000;
-    const shift = 14 - e;
-    const half = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    return sign | (rem > mid || (rem === mid && (half & 1)) ? half + 1 : half);
-  }
-  const rem = mant & 0x1fff;
-  mant >>>= 13;
-  if (rem > 0x1000 || (rem === 0x1000 && (mant & 1))) {
-    mant++;
-    if (mant === 0x400) {
-      mant = 0;
-      e++;
-      if (e >= 0x1f) return sign | 0x7c00;
-    }
-  }
-  return sign | (e << 10) | mant;
-}
-
 const KINDS: Record<string, Kind> = {
   FLOAT32: {
     size: 4,
@@ -121,7 +91,7 @@ const KINDS: Record<string, Kind> = {
   FLOAT16: {
     size: 2,
     parse: parseFloatPrefix,
-    write: (view, o, v) => view.setUint16(o, toHalf(Number(v)), true),
+    write: (view, o, v) => writeFloat16LE(view, o, Number(v)),
     fromGaussian: (x) => x,
   },
   INT32: intKind(4, true, 'INT32'),
@@ -150,18 +120,6 @@ function seedOf(name: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: small, fast, deterministic; uniform in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
@@ -169,7 +127,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * tensors) from a seeded PRNG, into `out` (a new Float64Array by default).
  */
 export function gaussianSamples(count: number, mean: number, stddev: number, seed: number, out: Float64Array | Float32Array = new Float64Array(count)): Float64Array | Float32Array {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   for (let i = 0; i < count; i += 2) {
     let u = 0;
     let v = 0;

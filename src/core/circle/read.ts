@@ -23,26 +23,11 @@ import type {
 } from './model';
 import { CIRCLE_SCHEMA } from './schema-table';
 
-export const CIRCLE_IDENTIFIER = 'CIR0';
-export const TFLITE_IDENTIFIER = 'TFL3';
+import { CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER, identifierOf } from './detect';
+
+export { CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER, detect } from './detect';
 /** op code stored in deprecated_builtin_code when the real code is in builtin_code */
 export const PLACEHOLDER_FOR_GREATER_OP_CODES = 127;
-
-function identifierOf(bytes: Uint8Array): string {
-  if (bytes.length < 8) return '';
-  return String.fromCharCode(bytes[4]!, bytes[5]!, bytes[6]!, bytes[7]!);
-}
-
-/**
- * True when the bytes carry the circle (`CIR0`) or TFLite (`TFL3`) identifier. With no bytes
- * (name-only detection, e.g. before reading a dropped file), the extension decides.
- */
-export function detect(bytes: Uint8Array, name?: string): boolean {
-  const id = identifierOf(bytes);
-  if (id === CIRCLE_IDENTIFIER || id === TFLITE_IDENTIFIER) return true;
-  if (bytes.length === 0 && name !== undefined) return /\.(circle|tflite)$/i.test(name);
-  return false;
-}
 
 /** The resolved op code of an OperatorCode (circle.md section 3). */
 export function resolveOpcode(deprecatedBuiltinCode: number, builtinCode: number): number {

@@ -7,6 +7,7 @@
 import type { CircleModel } from './model';
 import { bufferHasData } from './graph';
 import { dtypeName, tensorTypeName } from './names';
+import { readFloat16LE } from '../fp16';
 
 export const FIRST_VALUES = 64;
 
@@ -81,21 +82,12 @@ const ELEMENT_SIZE: Record<number, number> = {
   16: 2, // UINT16
 };
 
-export function float16ToNumber(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 0x1f) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
-}
-
 function reader(type: number, dv: DataView): ((i: number) => number) | null {
   switch (type) {
     case 0:
       return (i) => dv.getFloat32(i * 4, true);
     case 1:
-      return (i) => float16ToNumber(dv.getUint16(i * 2, true));
+      return (i) => readFloat16LE(dv, i * 2);
     case 2:
       return (i) => dv.getInt32(i * 4, true);
     case 3:

@@ -13,6 +13,7 @@
  */
 import type { Graph, GraphEdge, GraphNode, NodeCategory } from './model';
 import type { LayoutInput } from './layout-types';
+import { seededRandom } from '../random';
 
 export type SyntheticKind = 'resnet' | 'transformer';
 
@@ -128,16 +129,7 @@ export function yardstickInput(graph: Graph, seed = 1): LayoutInput {
   const n = graph.nodes.length;
   const widths = new Float64Array(n);
   const heights = new Float64Array(n);
-  let s = seed >>> 0 || 1;
-  const next = (): number => {
-    // xorshift32
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296;
-  };
+  const next = seededRandom(seed);
   for (let i = 0; i < n; i++) {
     widths[i] = 90 + Math.floor(next() * 111);
     heights[i] = 40 + Math.floor(next() * 43);

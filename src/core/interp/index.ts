@@ -10,7 +10,8 @@ import type { TensorValue } from './tensor';
 
 export { compareOutputs, type CompareOptions, type ComparisonReport, type OutputDifference } from './compare';
 export { InterpreterError, type InterpreterErrorInfo, type InterpreterErrorKind } from './errors';
-export { randomInputs, seededRandom, type RandomInputOptions } from './random';
+export { randomInputs, type RandomInputOptions } from './random';
+export { seededRandom } from '../random';
 export type { RunOptions } from './run';
 export { dtypeOfTensorType, fromNumbers, toNumbers, type DType, type TensorData, type TensorValue } from './tensor';
 

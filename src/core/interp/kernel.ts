@@ -5,7 +5,8 @@
  */
 import type { CircleQuantization, OptionTable, OptionValue } from '../circle/model';
 import { invalid, unsupported } from './errors';
-import { isFloat, roundToHalf, type DType, type TensorValue } from './tensor';
+import { isFloat, type DType, type TensorValue } from './tensor';
+import { roundToFloat16 } from '../fp16';
 
 export interface KernelContext {
   readonly inputs: readonly (TensorValue | null)[];
@@ -51,7 +52,7 @@ export function optNumbers(ctx: KernelContext, name: string): number[] | null {
 /** Round a float64 result to the dtype's precision (integers are left to `fromNumbers`). */
 export function rounder(dtype: DType): (v: number) => number {
   if (dtype === 'float32') return Math.fround;
-  if (dtype === 'float16') return roundToHalf;
+  if (dtype === 'float16') return roundToFloat16;
   return (v) => v;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Deterministic random inputs for a subgraph: one tensor per graph input, of its dtype and shape
- * (a dynamic dimension, -1 in shape_signature, becomes 1), from a seeded PRNG (mulberry32), so
- * the same seed gives the same bytes everywhere.
+ * (a dynamic dimension, -1 in shape_signature, becomes 1), from the project's seeded generator
+ * (`core/random.ts`), so the same seed gives the same bytes everywhere.
  *
  * Default ranges follow ONE's value tests (numpy `random_sample` for floats): floats in [0, 1),
  * which keeps SQRT / RSQRT / LOG / POW of the fixture recipes finite; integers in [0, 10); bools
@@ -9,6 +9,7 @@
  */
 import type { CircleModel } from '../circle/model';
 import { InterpreterError } from './errors';
+import { seededRandom } from '../random';
 import { dtypeOfTensorType, elementCount, fromNumbers, isFloat, type TensorValue } from './tensor';
 
 export interface RandomInputOptions {
@@ -17,18 +18,6 @@ export interface RandomInputOptions {
   floatRange?: [number, number];
   /** [min, max) for integer inputs; default [0, 10) */
   intRange?: [number, number];
-}
-
-/** mulberry32: a small, well-mixed 32-bit PRNG; returns numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function randomInputs(model: CircleModel, seed: number, options: RandomInputOptions = {}): TensorValue[] {

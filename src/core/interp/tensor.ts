@@ -12,6 +12,7 @@
  * - bool: Uint8Array of 0 and 1.
  */
 import type { CircleModel, CircleTensor } from '../circle/model';
+import { readFloat16LE, roundToFloat16 } from '../fp16';
 
 export type DType =
   | 'float32'
@@ -139,34 +140,6 @@ export function toNumbers(t: TensorValue): Float64Array {
   return out;
 }
 
-const halfScratch = new Float32Array(1);
-const halfBits = new Uint32Array(halfScratch.buffer);
-
-/** Round a number to the nearest binary16 value (ties to even), returned as a number. */
-export function roundToHalf(value: number): number {
-  if (!Number.isFinite(value)) return value;
-  halfScratch[0] = value;
-  const u = halfBits[0]!;
-  const exp = ((u >>> 23) & 0xff) - 127;
-  if (exp >= 16) return value > 0 ? Infinity : -Infinity; // at least 2^16 rounds to infinity
-  // ulp of binary16 at this magnitude (subnormals share 2^-24)
-  const ulp = 2 ** (Math.max(exp, -14) - 10);
-  const q = value / ulp;
-  let r = Math.round(q);
-  if (Math.abs(q - Math.trunc(q)) === 0.5 && r % 2 !== 0) r -= Math.sign(q); // ties to even
-  const out = r * ulp;
-  return Math.abs(out) > 65504 ? (out > 0 ? Infinity : -Infinity) : out;
-}
-
-export function halfToNumber(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exp = (bits >>> 10) & 0x1f;
-  const mant = bits & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
-
 /** A tensor of `dtype` from numbers: floats rounded to their precision, integers truncated and wrapped, bool = non-zero. */
 export function fromNumbers(dtype: DType, shape: number[], values: ArrayLike<number>): TensorValue {
   const n = values.length;
@@ -179,7 +152,7 @@ export function fromNumbers(dtype: DType, shape: number[], values: ArrayLike<num
   } else if (dtype === 'bool') {
     for (let i = 0; i < n; i++) data[i] = values[i] !== 0 ? 1 : 0;
   } else if (dtype === 'float16') {
-    for (let i = 0; i < n; i++) data[i] = roundToHalf(values[i]!);
+    for (let i = 0; i < n; i++) data[i] = roundToFloat16(values[i]!);
   } else if (isFloat(dtype)) {
     data.set(values);
   } else {
@@ -241,7 +214,7 @@ export function decodeConstant(model: CircleModel, tensor: CircleTensor, dtype: 
         nd[i] = view.getFloat32(o, true);
         break;
       case 'float16':
-        nd[i] = halfToNumber(view.getUint16(o, true));
+        nd[i] = readFloat16LE(view, o);
         break;
       case 'float64':
         nd[i] = view.getFloat64(o, true);

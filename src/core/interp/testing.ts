@@ -4,7 +4,8 @@
  */
 import { BuiltinOperator } from '../circle/generated/circle/builtin-operator';
 import type { CircleModel, CircleOperator, CircleTensor, OptionTable } from '../circle/model';
-import { byteSize, halfToNumber, type DType, type TensorValue } from './tensor';
+import { byteSize, type DType, type TensorValue } from './tensor';
+import { writeFloat16LE } from '../fp16';
 
 const TYPE_CODES: Record<DType, number> = { float32: 0, float16: 1, int32: 2, uint8: 3, int64: 4, bool: 6, int16: 7, int8: 9, float64: 10, uint64: 12, uint32: 15, uint16: 16 };
 
@@ -45,7 +46,7 @@ function encode(dtype: DType, values: ArrayLike<number>): Uint8Array {
     switch (dtype) {
       case 'float32': view.setFloat32(o, v, true); break;
       case 'float64': view.setFloat64(o, v, true); break;
-      case 'float16': view.setUint16(o, halfBitsOf(v), true); break;
+      case 'float16': writeFloat16LE(view, o, v); break;
       case 'int8': view.setInt8(o, v); break;
       case 'uint8': case 'bool': view.setUint8(o, v); break;
       case 'int16': view.setInt16(o, v, true); break;
@@ -57,12 +58,6 @@ function encode(dtype: DType, values: ArrayLike<number>): Uint8Array {
     }
   }
   return bytes;
-}
-
-/** binary16 bits of a value exactly representable in half (test data only) */
-function halfBitsOf(v: number): number {
-  for (let bits = 0; bits < 0x10000; bits++) if (halfToNumber(bits) === v) return bits;
-  throw new Error(`${v} is not a half value`);
 }
 
 export function buildModel(spec: ModelSpec, extraSubgraphs: ModelSpec[] = []): CircleModel {

@@ -43,7 +43,7 @@ describe('optimize', () => {
     b.output(t);
     const model = b.build();
     const r = checkOptimize(model, ['fuse_mul_with_conv', 'fuse_activation']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(r.result.log.map((l) => [l.pass, l.changed])).toEqual([
       ['fuse_mul_with_conv', 3],
       ['fuse_activation', 3],
@@ -90,11 +90,11 @@ describe('optimize', () => {
     fc.assert(
       fc.property(randomGraph, (m) => {
         const r = checkOptimize(m, PASS_NAMES, 2);
-        expect(r.comparisons.every((c) => c.ok)).toBe(true);
+        expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
         expect(r.unionAfter).toEqual(r.unionBefore);
         // a second run finds nothing left to do
         const again = optimize(r.written, PASS_NAMES);
-        expect(again.log.every((l) => l.changed === 0)).toBe(true);
+        expect(again.log.filter((l) => l.changed !== 0)).toEqual([]);
       }),
       { numRuns: 60 },
     );
@@ -113,7 +113,7 @@ describe('optimize', () => {
         }
         if (runnable) {
           const r = checkOptimize(model, PASS_NAMES, 2);
-          expect(r.comparisons.every((c) => c.ok)).toBe(true);
+          expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
           expect(r.unionAfter).toEqual(r.unionBefore);
         } else {
           const r = optimize(model, PASS_NAMES);

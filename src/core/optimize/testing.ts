@@ -13,6 +13,7 @@ import { originsOf } from '../origin/origins';
 import { originUnion, type OriginSet } from '../origin/rules';
 import { OPTIONS_OF, Op } from './editor';
 import { optimize, type OptimizeResult } from './optimize';
+import { seededRandom } from '../random';
 
 /** Options tables of the ops test graphs build: those that carry a fused activation, and a few more. */
 const OPTIONS: Record<number, [number, string]> = {
@@ -155,11 +156,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 function values(seed: number, n: number, lo = -1, hi = 1): number[] {
-  let a = seed >>> 0 || 1;
-  return Array.from({ length: n }, () => {
-    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
-    return lo + ((a >>> 8) / 16777216) * (hi - lo);
-  });
+  const random = seededRandom(seed);
+  return Array.from({ length: n }, () => lo + random() * (hi - lo));
 }
 
 /** Random chains of conv / depthwise / add / mul / activation / reshape / residual ops. */

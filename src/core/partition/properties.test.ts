@@ -53,7 +53,8 @@ describe('partition properties (fast-check)', () => {
             expect(plan.operatorPart[op]).toBe(p.index);
           }
         }
-        expect(count.every((c) => c === 1)).toBe(true);
+        // operators in no part or in several, with their counts
+        expect([...count.entries()].filter(([, c]) => c !== 1)).toEqual([]);
       }),
       { numRuns: 200 },
     );

@@ -5,6 +5,7 @@
 import type { CircleModel, CircleOperator, CircleTensor } from '../circle/model';
 import { BuiltinOperator } from '../circle/generated/circle/builtin-operator';
 import { f32, opcode, operator, tensor } from '../circle/testing';
+import { seededRandom } from '../random';
 
 /** An operator argument: a graph input, the output of an earlier operator, or a new constant. */
 export type SynthArg = { input: number } | { op: number } | { const: number };
@@ -69,14 +70,7 @@ export function synthModel(spec: SynthSpec): CircleModel {
 
 /** Seeded layered graph of `n` binary/unary element-wise operators (bench and size tests). */
 export function layeredModel(n: number, seed = 7, size = 4): CircleModel {
-  let s = seed >>> 0;
-  const rnd = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = seededRandom(seed);
   const codes = [BuiltinOperator.ADD, BuiltinOperator.MUL, BuiltinOperator.SUB, BuiltinOperator.MAXIMUM, BuiltinOperator.TANH];
   const ops: SynthOp[] = [];
   for (let i = 0; i < n; i++) {

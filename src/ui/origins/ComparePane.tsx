@@ -118,7 +118,7 @@ function Pane({ ref_, tabId, side, title, subtitle, state, pane, theme, onSelect
   const sourceNodes = useOrigins((s) => {
     if (!focused || s.hoverSource === null) return null;
     const view = s.origins[side === 'left' ? tabId : `${tabId}:optimized`]?.view;
-    return view?.graphId === 'sg:0' ? (view.sources.find((x) => x.id === s.hoverSource)?.nodes ?? null) : null;
+    return view && view.graphId === state.result?.graphId ? (view.sources.find((x) => x.id === s.hoverSource)?.nodes ?? null) : null;
   });
   const highlighted = useMemo(() => maskOf(count, sourceNodes ? [...(related ?? []), ...sourceNodes] : related), [count, related, sourceNodes]);
   const selected = state.selected?.side === side ? state.selected.index : null;

@@ -2,12 +2,15 @@
 import { useEffect, useRef, useState } from 'react';
 import { activeDoc, useStudio } from '../store';
 import { loadPassNames, reopenCompare, runOptimize } from './actions';
-import { useOrigins } from './state';
+import { NO_PASSES, useOrigins } from './state';
 import './origins.css';
+import { can } from '../capabilities';
 
 export function OptimizeMenu() {
   const doc = useStudio(activeDoc);
-  const names = useOrigins((s) => s.passNames);
+  const optimizable = !!doc && can(doc.summary, 'optimize');
+  const workerDocId = doc?.workerDocId ?? '';
+  const names = useOrigins((s) => s.passNames[workerDocId] ?? NO_PASSES);
   const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
   const [open, setOpen] = useState(false);
   const [chosen, setChosen] = useState<Set<string> | null>(null);
@@ -15,7 +18,7 @@ export function OptimizeMenu() {
 
   useEffect(() => {
     if (!open) return;
-    void loadPassNames();
+    if (optimizable) void loadPassNames(workerDocId).catch(() => {});
     const away = (e: PointerEvent) => {
       if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
     };
@@ -28,9 +31,9 @@ export function OptimizeMenu() {
       window.removeEventListener('pointerdown', away);
       window.removeEventListener('keydown', esc);
     };
-  }, [open]);
+  }, [open, optimizable, workerDocId]);
 
-  if (!doc || doc.summary.format !== 'circle') return null;
+  if (!doc || !optimizable) return null;
   const picked = chosen ?? new Set(compare?.passes ?? names);
   const toggle = (name: string) => {
     const next = new Set(picked);

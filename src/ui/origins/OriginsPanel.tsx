@@ -14,18 +14,19 @@ import { loadOrigins, revealNode } from './actions';
 import { useOrigins } from './state';
 import { ROW_HEIGHT, VirtualRows } from './VirtualRows';
 import './origins.css';
+import { can, mainGraphId } from '../capabilities';
 
 type SortKey = 'id' | 'name' | 'used';
 
 /** Origins of the panel's model: the single view's graph, or the compare pane last used (the optimized model carries its own tables). */
 export function OriginsPanel({ subject }: { subject: PanelSubject }) {
   const entry = useOrigins((s) => s.origins[subject.key]);
-  const circleGraph = subject.kind === 'graph' && subject.summary.format === 'circle';
+  const hasOrigins = can(subject.summary, 'origins');
   useEffect(() => {
     // loadOrigins returns at once when the slot already holds this model's graph
-    if (circleGraph) void loadOrigins(subject);
-  }, [circleGraph, subject]);
-  if (subject.summary.format !== 'circle') return <p className="muted">Origins are read from circle models.</p>;
+    if (hasOrigins) void loadOrigins(subject);
+  }, [hasOrigins, subject]);
+  if (!hasOrigins) return <p className="muted">This model carries no origins.</p>;
   if (entry?.error) return <p role="alert" className="alert alert-error">{entry.error}</p>;
   const view = entry?.view;
   if (!view || entry.key !== `${subject.workerDocId}:${subject.graphId}`) return <p className="muted">Loading origins…</p>;
@@ -53,13 +54,13 @@ function OriginsBody({ subject, view }: { subject: PanelSubject; view: OriginsVi
         )}
       </h2>
       <p className="muted origins-summary">
-        {opNodes.length} operators · {view.sources.length} source ids ({usedIds} in use){view.graphId !== 'sg:0' ? ' · origin tables describe subgraph 0 only' : ''}
+        {opNodes.length} operators · {view.sources.length} source ids ({usedIds} in use){view.graphId !== mainGraphId(subject.summary) ? ' · origin tables describe the main graph only' : ''}
       </p>
       {view.diagnostics.length > 0 && (
         <ul className="origins-diags" aria-label="Origin table warnings">
           {view.diagnostics.map((d, i) => (
             <li key={i} role="alert" className={`alert ${d.severity === 'info' ? 'alert-info' : 'alert-warning'}`}>
-              {d.source ? <b>{d.source}</b> : null} {describeError({ kind: 'corrupt', ...d })}
+              {d.source ? <b>{d.source}</b> : null} {describeError(d)}
             </li>
           ))}
         </ul>

@@ -4,6 +4,8 @@ import { activeDoc, pushAlert, updateDoc, useStudio } from '../store';
 import { prepareGraphView, registerWorkerDocOwner, selectNode, workers } from '../actions';
 import { compareGraphView, mainGraphView, updateCompare, useOrigins, type ComparePaneState, type Side } from './state';
 import { SIDE_TITLE, type PanelSubject } from '../panels/subject';
+import { errorAlert, errorText } from '../errors';
+import { mainGraphId } from '../capabilities';
 
 let loadSeq = 0;
 
@@ -19,15 +21,16 @@ export async function loadOrigins(subject: PanelSubject) {
     if (seq !== loadSeq && useOrigins.getState().origins[slot]?.key !== key) return;
     useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view, error: null } } }));
   } catch (e) {
-    useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view: null, error: (e as Error).message } } }));
+    useOrigins.setState((s) => ({ origins: { ...s.origins, [slot]: { key, view: null, error: errorText(e, subject.title) } } }));
   }
 }
 
-export async function loadPassNames(): Promise<string[]> {
-  const have = useOrigins.getState().passNames;
-  if (have.length) return have;
-  const names = await workers().model.api.optimizePasses();
-  useOrigins.setState({ passNames: names });
+/** The passes of a document with the `optimize` capability (asked once per worker document). */
+export async function loadPassNames(workerDocId: string): Promise<string[]> {
+  const have = useOrigins.getState().passNames[workerDocId];
+  if (have) return have;
+  const names = await workers().model.api.optimizePasses(workerDocId);
+  useOrigins.setState((s) => ({ passNames: { ...s.passNames, [workerDocId]: names } }));
   return names;
 }
 
@@ -71,14 +74,14 @@ export async function runOptimize(passes: string[]) {
       return;
     }
     updateCompare(tabId, { result });
-    const left = await layoutPane(doc.workerDocId, 'sg:0');
+    const left = await layoutPane(doc.workerDocId, result.graphId);
     updateCompare(tabId, { left });
-    const right = await layoutPane(result.docId, 'sg:0');
+    const right = await layoutPane(result.docId, result.graphId);
     updateCompare(tabId, { right, running: false });
   } catch (e) {
-    const message = `${doc.title}: ${(e as Error).message}`;
-    updateCompare(tabId, { running: false, error: message });
-    pushAlert({ severity: 'error', message });
+    const alert = errorAlert(e, doc.title);
+    updateCompare(tabId, { running: false, error: alert.message });
+    pushAlert(alert);
   }
 }
 
@@ -133,8 +136,8 @@ export function selectInCompare(tabId: string, side: Side, index: number | null)
   const doc = useStudio.getState().docs.find((d) => d.id === tabId);
   const c = useOrigins.getState().compare[tabId];
   if (!doc || !c) return;
-  // the left pane is the tab's own subgraph 0: the single view keeps the same selection
-  if (side === 'left' && doc.graphId === 'sg:0') {
+  // the left pane is the tab's own main graph: the single view keeps the same selection
+  if (side === 'left' && doc.graphId === mainGraphId(doc.summary)) {
     const keepSide = useStudio.getState().side;
     void selectNode(index);
     useStudio.setState({ side: keepSide });
@@ -142,16 +145,16 @@ export function selectInCompare(tabId: string, side: Side, index: number | null)
   if (index === null) return;
   const workerDocId = side === 'left' ? doc.workerDocId : c.result?.docId;
   if (!workerDocId) return;
-  void loadCompareDetails(tabId, side, index, workerDocId);
+  void loadCompareDetails(tabId, side, index, workerDocId, mainGraphId(doc.summary));
 }
 
-async function loadCompareDetails(tabId: string, side: Side, index: number, workerDocId: string) {
+async function loadCompareDetails(tabId: string, side: Side, index: number, workerDocId: string, graphId: string) {
   try {
-    const details = await workers().model.api.nodeDetails(workerDocId, 'sg:0', index);
+    const details = await workers().model.api.nodeDetails(workerDocId, graphId, index);
     // a later selection (or a new Optimize) wins
     updateCompare(tabId, (c) => (c.selected?.side === side && c.selected.index === index && (side === 'left' || c.result?.docId === workerDocId) ? { details } : {}));
   } catch (e) {
-    pushAlert({ severity: 'error', message: `${SIDE_TITLE[side]} model: ${(e as Error).message}` });
+    pushAlert(errorAlert(e, `${SIDE_TITLE[side]} model`));
   }
 }
 

@@ -47,10 +47,14 @@ export interface OriginsState {
   hoverNode: number | null;
   hoverSource: number | null;
   compare: Record<string, CompareState>;
-  passNames: string[];
+  /** per worker document with the `optimize` capability: its passes in pipeline order */
+  passNames: Record<string, string[]>;
 }
 
-export const useOrigins = create<OriginsState>(() => ({ origins: {}, hoverNode: null, hoverSource: null, compare: {}, passNames: [] }));
+export const useOrigins = create<OriginsState>(() => ({ origins: {}, hoverNode: null, hoverSource: null, compare: {}, passNames: {} }));
+
+/** stable empty list for selectors */
+export const NO_PASSES: readonly string[] = [];
 
 export function updateCompare(tabId: string, patch: Partial<CompareState> | ((c: CompareState) => Partial<CompareState>)) {
   useOrigins.setState((s) => {

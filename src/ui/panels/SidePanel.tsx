@@ -8,6 +8,7 @@ import { panelSubject, SIDE_TITLE } from './subject';
 import { PANEL_MIN, setPanelWidth, useLayout } from '../shell/layout';
 import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
+import { can } from '../capabilities';
 
 /** the graph keeps at least this much of the window beside the panel */
 const GRAPH_MIN = 240;
@@ -33,7 +34,7 @@ export function SidePanel() {
   if (!doc || at === 'hidden') return null;
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
-  const circle = subject.summary.format === 'circle';
+  const origins = can(subject.summary, 'origins');
   return (
     <aside ref={aside} className={`side-panel at-${at}${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
       <Splitter
@@ -61,14 +62,14 @@ export function SidePanel() {
         <button type="button" role="tab" aria-selected={side === 'model'} onClick={() => useStudio.setState({ side: 'model' })} title="Model properties (Ctrl+Enter)">
           Model
         </button>
-        {circle && (
+        {origins && (
           <button type="button" role="tab" aria-selected={side === 'origins'} onClick={() => useStudio.setState({ side: 'origins' })} title="Where every operator came from (ONE origin tables)">
             Origins
           </button>
         )}
       </div>
       <div className="side-body">
-        {side === 'origins' && circle ? <OriginsPanel subject={subject} /> : side === 'node' ? <NodePanel subject={subject} /> : <ModelPanel subject={subject} />}
+        {side === 'origins' && origins ? <OriginsPanel subject={subject} /> : side === 'node' ? <NodePanel subject={subject} /> : <ModelPanel subject={subject} />}
       </div>
     </aside>
   );

@@ -29,7 +29,6 @@ beforeAll(async () => {
     id: 'tab1',
     workerDocId: opened.docId,
     title: 'in.circle',
-    kind: 'graph',
     files: [],
     summary: opened.summary,
     diagnostics: opened.diagnostics,

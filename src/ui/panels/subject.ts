@@ -5,7 +5,8 @@
  * that pane's selection. The Node, Model and Origins tabs all read this one value, so they never
  * disagree about which model they show.
  */
-import type { Diagnostic, Graph, ModelSummary, NodeDetails } from '../../worker/api';
+import type { Diagnostic, DocumentSummary, Graph, NodeDetails } from '../../worker/api';
+import { mainGraphId, mainView } from '../capabilities';
 import type { Doc } from '../store';
 import type { CompareState, Side } from '../origins/state';
 
@@ -18,10 +19,9 @@ export interface PanelSubject {
   side: Side | null;
   /** document in the model worker (nodeDetails, tensorDetails, origins are asked of it) */
   workerDocId: string;
-  kind: Doc['kind'];
   /** file name shown to the user */
   title: string;
-  summary: ModelSummary;
+  summary: DocumentSummary;
   diagnostics: Diagnostic[];
   graphId: string;
   /** the graph on screen for this subject (null while it is laid out) */
@@ -34,13 +34,12 @@ export interface PanelSubject {
 export const SIDE_TITLE: Record<Side, string> = { left: 'Original', right: 'Optimized' };
 
 export function panelSubject(doc: Doc, compare: CompareState | null | undefined): PanelSubject {
-  if (!compare?.open || doc.kind !== 'graph') {
+  if (!compare?.open || mainView(doc.summary) !== 'graph') {
     return {
       tabId: doc.id,
       key: doc.id,
       side: null,
       workerDocId: doc.workerDocId,
-      kind: doc.kind,
       title: doc.title,
       summary: doc.summary,
       diagnostics: doc.diagnostics,
@@ -54,7 +53,7 @@ export function panelSubject(doc: Doc, compare: CompareState | null | undefined)
   const side: Side = compare.focus === 'right' && compare.result ? 'right' : 'left';
   const selected = compare.selected?.side === side ? compare.selected.index : null;
   const details = selected === null ? null : compare.details;
-  const common = { tabId: doc.id, side, kind: doc.kind, graphId: 'sg:0', selected, details };
+  const common = { tabId: doc.id, side, graphId: compare.result?.graphId ?? mainGraphId(doc.summary), selected, details };
   if (side === 'right') {
     const r = compare.result!;
     return {

@@ -1,10 +1,14 @@
-/** The Monaco editor of one tab's `.part` text (lazy chunk, with editor.ts). */
+/**
+ * The Monaco editor of one tab's `.part` text (lazy chunk, with editor.ts). Everything read from
+ * the text (markers, completion, hover, the key under the cursor, the line linked to the selected
+ * node) comes from the model worker; this thread only edits and draws.
+ */
 import { useEffect, useRef } from 'react';
-import { monaco, bindModel, keyOnLine, LANGUAGE, registerPartLanguage, setDiagnostics } from './editor';
-import { readIni } from '../../core/partition/ini';
-import { registerEditor, setCursorKey, textChanged, usePartition, vocabularyFor } from './state';
+import { monaco, bindModel, LANGUAGE, registerPartLanguage, setDiagnostics } from './editor';
+import { registerEditor, setCursorKey, textChanged, usePartition } from './state';
 import { useStudio, type Doc } from '../store';
 import { workers } from '../actions';
+import { mainGraphId } from '../capabilities';
 
 /** one Monaco model per tab, kept while the tab lives (undo history survives closing the dock) */
 const models = new Map<string, monaco.editor.ITextModel>();
@@ -38,9 +42,8 @@ export function PartitionEditor({ doc, theme }: { doc: Doc; theme: 'light' | 'da
     if (!host.current || !tab) return;
     const model = modelFor(tabId, tab.text, tab.partName);
     bindModel(model, {
-      workerDocId: () => workerDocId.current,
-      vocabulary: () => vocabularyFor(workerDocId.current),
-      hover: (text, line, column) => workers().model.api.partitionHover(workerDocId.current, text, line, column),
+      completions: (text, line, column) => workers().model.api.partitionCompletions(workerDocId.current, text, line, column).catch(() => null),
+      hover: (text, line, column) => workers().model.api.partitionHover(workerDocId.current, text, line, column).catch(() => null),
     });
     const editor = monaco.editor.create(host.current, {
       model,
@@ -63,7 +66,18 @@ export function PartitionEditor({ doc, theme }: { doc: Doc; theme: 'light' | 'da
     setDiagnostics(model, tab.diagnostics);
 
     const sub = model.onDidChangeContent(() => textChanged(tabId, model.getValue()));
-    const cur = editor.onDidChangeCursorPosition((e) => setCursorKey(tabId, keyOnLine(model, e.position.lineNumber)));
+    // the key under the cursor (the graph highlights what it captures): asked of the worker, the
+    // latest answer wins
+    let cursorSeq = 0;
+    const cur = editor.onDidChangeCursorPosition((e) => {
+      const seq = ++cursorSeq;
+      workers()
+        .model.api.partitionKeyAt(workerDocId.current, model.getValue(), e.position.lineNumber)
+        .then((key) => {
+          if (seq === cursorSeq) setCursorKey(tabId, key);
+        })
+        .catch(() => {});
+    });
     registerEditor(tabId, {
       edit(e) {
         editor.pushUndoStop();
@@ -98,36 +112,25 @@ export function PartitionEditor({ doc, theme }: { doc: Doc; theme: 'light' | 'da
     monaco.editor.setTheme(theme === 'dark' ? 'npu-dark' : 'npu-light');
   }, [theme]);
 
-  // graph -> text: the line that decides the selected node's backend is marked in the gutter
+  // graph -> text: the line that decides the selected node's backend is marked in the gutter. The
+  // worker says which line per operator with each partition run; between runs Monaco carries the
+  // decoration along with the edits.
   const selected = useStudio((s) => s.docs.find((d) => d.id === tabId)?.selected ?? null);
-  const graph = doc.view?.graphId === 'sg:0' ? doc.view.graph : null;
-  const comply = usePartition((s) => s.tabs[tabId]?.plan?.comply ?? 'opcode');
-  const text = usePartition((s) => s.tabs[tabId]?.text ?? '');
-  const vocab = usePartition((s) => s.vocab[doc.workerDocId]);
+  const graph = doc.view?.graphId === mainGraphId(doc.summary) ? doc.view.graph : null;
+  const operatorLines = usePartition((s) => s.tabs[tabId]?.operatorLines ?? null);
   useEffect(() => {
     const editor = editorRef.current;
     const model = editor?.getModel();
     if (!editor || !model) return;
     const node = selected !== null ? graph?.nodes[selected] : undefined;
-    let line = 0;
-    if (node && node.kind === 'op') {
-      const ini = readIni(text);
-      const section = comply === 'opname' ? 'OPNAME' : 'OPCODE';
-      const key = comply === 'opname' ? node.name : vocab?.operatorOpcodes[node.index];
-      const sec = ini.sections.find((s) => s.name === section);
-      const entry = sec?.entries.find((e) => e.effective && e.key === key) ?? sec?.entries.find((e) => e.effective && e.key === '_');
-      if (entry) line = entry.line;
-      else {
-        const part = ini.sections.find((s) => s.name === 'partition');
-        line = part?.entries.find((e) => e.effective && e.key === 'default')?.line ?? 0;
-      }
-    }
+    const found = node && node.kind === 'op' ? (operatorLines?.[node.index] ?? 0) : 0;
+    const line = found <= model.getLineCount() ? found : 0;
     const ids = editor.createDecorationsCollection(
       line > 0 ? [{ range: new monaco.Range(line, 1, line, 1), options: { isWholeLine: true, className: 'part-linked-line', linesDecorationsClassName: 'part-linked-gutter' } }] : [],
     );
     if (line > 0) editor.revealLineInCenterIfOutsideViewport(line);
     return () => ids.clear();
-  }, [selected, graph, comply, text, vocab]);
+  }, [selected, graph, operatorLines]);
 
   return <div ref={host} className="part-editor" data-testid="part-editor" />;
 }

@@ -7,6 +7,7 @@ import type { Doc } from '../store';
 import { backendStyles, colourNodes } from './colors';
 import { assign, openPartition, run, usePartition } from './state';
 import './host.css';
+import { can, mainGraphId } from '../capabilities';
 
 const PartitionDock = lazy(() => import('./PartitionDock'));
 
@@ -15,7 +16,7 @@ const PART_FILE = /\.part$/i;
 /** Opens the editor when a `.part` came with the model; re-partitions after a worker restart. */
 export function usePartitionLifecycle(doc: Doc | null) {
   const open = usePartition((s) => (doc ? !!s.tabs[doc.id] : false));
-  const hasSidecar = !!doc && doc.kind === 'graph' && doc.files.slice(1).some((f) => PART_FILE.test(f.name));
+  const hasSidecar = !!doc && can(doc.summary, 'partition') && doc.files.slice(1).some((f) => PART_FILE.test(f.name));
   const id = doc?.id;
   useEffect(() => {
     if (id && hasSidecar && !open) void openPartition(id);
@@ -49,7 +50,7 @@ export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'):
   const selectedPart = usePartition((s) => (doc ? (s.tabs[doc.id]?.selectedPart ?? null) : null));
   const cursorKey = usePartition((s) => (doc ? (s.tabs[doc.id]?.cursorKey ?? null) : null));
   const vocab = usePartition((s) => (doc ? s.vocab[doc.workerDocId] : undefined));
-  const graph = doc?.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
+  const graph = doc?.view && doc.view.graphId === mainGraphId(doc.summary) ? doc.view.graph : null;
   const colouring = useMemo(() => {
     if (!plan || !graph) return null;
     const c = colourNodes(graph.nodes, plan.operatorBackend, plan.operatorPart, backendStyles(plan.backends, theme), theme);
@@ -84,7 +85,7 @@ export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'):
 
 export function PartitionButton({ doc }: { doc: Doc }) {
   const open = usePartition((s) => !!s.tabs[doc.id]);
-  if (doc.kind !== 'graph' || doc.summary.format !== 'circle') return null;
+  if (!can(doc.summary, 'partition')) return null;
   if (open) return null;
   return (
     <button type="button" onClick={() => void openPartition(doc.id)} title="Edit a .part file: colour the graph by backend and see the parts circle-partitioner would write">
@@ -107,7 +108,7 @@ export function PartitionDockHost({ doc, theme }: { doc: Doc; theme: 'light' | '
 export function AssignBar({ doc }: { doc: Doc }) {
   const plan = usePartition((s) => s.tabs[doc.id]?.plan ?? null);
   const vocab = usePartition((s) => s.vocab[doc.workerDocId]);
-  const graph = doc.view && doc.view.graphId === 'sg:0' ? doc.view.graph : null;
+  const graph = doc.view && doc.view.graphId === mainGraphId(doc.summary) ? doc.view.graph : null;
   const node = doc.selected !== null ? graph?.nodes[doc.selected] : undefined;
   if (!plan || !node || node.kind !== 'op') return null;
   const backend = plan.backends[plan.operatorBackend[node.index] ?? -1];
@@ -126,7 +127,7 @@ export function AssignBar({ doc }: { doc: Doc }) {
           this node{byName ? '' : ' *'}
         </span>
         {plan.backends.map((b) => (
-          <button key={b} type="button" aria-pressed={b === backend} onClick={() => assign(doc.id, 'OPNAME', node.name, b)}>
+          <button key={b} type="button" aria-pressed={b === backend} onClick={() => void assign(doc.id, 'OPNAME', node.name, b)}>
             {b}
           </button>
         ))}
@@ -135,7 +136,7 @@ export function AssignBar({ doc }: { doc: Doc }) {
         <div className="assign-row">
           <span className="muted assign-label">all {opcodeCount} {opcode}</span>
           {plan.backends.map((b) => (
-            <button key={b} type="button" onClick={() => assign(doc.id, 'OPCODE', opcode, b)} title={`[OPCODE] ${opcode}=${b}`}>
+            <button key={b} type="button" onClick={() => void assign(doc.id, 'OPCODE', opcode, b)} title={`[OPCODE] ${opcode}=${b}`}>
               {b}
             </button>
           ))}
@@ -144,7 +145,7 @@ export function AssignBar({ doc }: { doc: Doc }) {
       {!byName && (
         <div className="assign-note muted">
           * comply=opcode: [OPNAME] lines wait for{' '}
-          <button type="button" className="link" onClick={() => assign(doc.id, 'partition', 'comply', 'opname')}>comply=opname</button>
+          <button type="button" className="link" onClick={() => void assign(doc.id, 'partition', 'comply', 'opname')}>comply=opname</button>
         </div>
       )}
     </div>

@@ -9,7 +9,8 @@ import type { PartDiagnostic, PartitionCheck, PartitionPlanView, PartitionVocabu
 import { useStudio, pushAlert, type Doc } from '../store';
 import { workers } from '../actions';
 import { flushDrafts, loadDraft, saveDraftSoon, type PartDraft } from './drafts';
-import { applyEdit, NEW_PARTITION, setKeyEdit, type TextEdit } from './edits';
+import { applyEdit, NEW_PARTITION, type TextEdit } from './edits';
+import { errorText } from '../errors';
 import { partCount } from './plan';
 
 export const DEBOUNCE_MS = 150;
@@ -34,6 +35,8 @@ export interface PartitionTab {
   diagnostics: PartDiagnostic[];
   /** the last good partition */
   plan: PartitionPlanView | null;
+  /** per source operator: the line of the latest partitioned text that decides its backend (0: none) */
+  operatorLines: Int32Array | null;
   /** the text on screen has errors; `plan` comes from an earlier text */
   stale: boolean;
   /** a partition run is due or running */
@@ -141,7 +144,7 @@ export async function openPartition(tabId: string, fresh = false) {
       partName = draft.partName;
     }
     const tab: PartitionTab = {
-      model: doc.title, partName, text, diagnostics: [], plan: null, stale: false, pending: true, error: null, ms: 0,
+      model: doc.title, partName, text, diagnostics: [], plan: null, operatorLines: null, stale: false, pending: true, error: null, ms: 0,
       selectedPart: null, cursorKey: null, check: null, downloading: false, draft: otherDraft, updates: 0,
     };
     usePartition.setState((s) => ({ tabs: { ...s.tabs, [tabId]: tab } }));
@@ -149,7 +152,7 @@ export async function openPartition(tabId: string, fresh = false) {
     void loadVocabulary(doc.workerDocId);
     await run(tabId);
   } catch (e) {
-    pushAlert({ severity: 'error', message: `${doc.title}: partition: ${(e as Error).message}` });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: partition`) });
   } finally {
     opening.delete(tabId);
   }
@@ -204,14 +207,8 @@ async function loadVocabulary(workerDocId: string) {
     const v = await workers().model.api.partitionVocabulary(workerDocId);
     usePartition.setState((s) => ({ vocab: { ...s.vocab, [workerDocId]: v } }));
   } catch {
-    /* completion falls back to backends only */
+    /* without it the assign bar has no opcode row and the cursor key no highlight */
   }
-}
-
-export function vocabularyFor(workerDocId: string): Promise<PartitionVocabulary | null> {
-  const have = usePartition.getState().vocab[workerDocId];
-  if (have) return Promise.resolve(have);
-  return loadVocabulary(workerDocId).then(() => usePartition.getState().vocab[workerDocId] ?? null);
 }
 
 // ------------------------------------------------------------------ editing and partitioning
@@ -248,6 +245,7 @@ export async function run(tabId: string) {
     patchTab(tabId, (cur) => ({
       diagnostics: r.diagnostics,
       plan: r.plan ?? cur.plan,
+      operatorLines: r.operatorLines,
       stale: !r.plan,
       pending: timers.has(tabId),
       error: null,
@@ -266,15 +264,35 @@ export async function run(tabId: string) {
     };
   } catch (e) {
     if (seqs.get(tabId) !== seq) return;
-    patchTab(tabId, { pending: false, error: (e as Error).message });
+    patchTab(tabId, { pending: false, error: errorText(e, 'partition') });
   }
 }
 
-/** Writes `[OPNAME] name=backend` (escaped) or `[OPCODE] OP=backend` through the editor. */
-export function assign(tabId: string, section: 'OPNAME' | 'OPCODE' | 'partition', key: string, value: string) {
-  const t = usePartition.getState().tabs[tabId];
-  if (!t) return;
-  const edit = setKeyEdit(t.text, section, key, value);
+/**
+ * Writes `[OPNAME] name=backend` (escaped) or `[OPCODE] OP=backend` through the editor. The worker
+ * computes the edit from the text; when the text changed meanwhile (a keystroke during the round
+ * trip), it is asked again for the new text, so an edit never lands at stale positions.
+ */
+export async function assign(tabId: string, section: 'OPNAME' | 'OPCODE' | 'partition', key: string, value: string) {
+  const doc = docOf(tabId);
+  if (!doc) return;
+  let edit: TextEdit | null = null;
+  let t: PartitionTab | undefined;
+  for (let attempt = 0; ; attempt++) {
+    t = usePartition.getState().tabs[tabId];
+    if (!t) return;
+    const text = t.text;
+    try {
+      edit = await workers().model.api.partitionAssignEdit(doc.workerDocId, text, section, key, value);
+    } catch (e) {
+      pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: assign`) });
+      return;
+    }
+    t = usePartition.getState().tabs[tabId];
+    if (!t) return;
+    if (t.text === text) break;
+    if (attempt === 2) return; // the text keeps changing under us: the user is typing, leave it alone
+  }
   if (!edit) return;
   const bridge = bridges.get(tabId);
   if (bridge) {
@@ -324,7 +342,7 @@ export async function downloadParts(tabId: string) {
     const parts = r.files.filter((f) => f.name.endsWith('.circle')).length;
     pushAlert({ severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
   } catch (e) {
-    pushAlert({ severity: 'error', message: `${doc.title}: download parts: ${(e as Error).message}` });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: download parts`) });
   } finally {
     patchTab(tabId, { downloading: false });
   }
@@ -340,7 +358,7 @@ export async function checkParts(tabId: string) {
     const result = await workers().model.api.checkPartition(doc.workerDocId, text);
     patchTab(tabId, { check: { running: false, result, error: null, text } });
   } catch (e) {
-    patchTab(tabId, { check: { running: false, result: null, error: (e as Error).message, text } });
+    patchTab(tabId, { check: { running: false, result: null, error: errorText(e, 'check'), text } });
   }
 }
 

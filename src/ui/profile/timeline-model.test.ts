@@ -188,9 +188,10 @@ describe('keyboard navigation over the timeline', () => {
           }
         }
       }
-      return seen.every((v) => v === 1);
+      // the marks no step reaches
+      return [...seen.entries()].filter(([, v]) => v !== 1).map(([i]) => i);
     };
-    for (const run of [...a.runs, ...analysis('omr1_incomplete.trace.txt').runs]) expect(reachAll(layoutTimeline(run.threads))).toBe(true);
+    for (const run of [...a.runs, ...analysis('omr1_incomplete.trace.txt').runs]) expect(reachAll(layoutTimeline(run.threads))).toEqual([]);
   });
 
   it('first visible mark: the topmost row showing something of the range', () => {

@@ -8,7 +8,8 @@ import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { matchSorter } from 'match-sorter';
 import { activeDoc, useStudio } from '../store';
 import { usePartition } from '../partition/state';
-import { useOrigins } from '../origins/state';
+import { NO_PASSES, useOrigins } from '../origins/state';
+import { can } from '../capabilities';
 import { loadPassNames } from '../origins/actions';
 import { buildCommands, KEYBOARD_HELP, type Command } from './commands';
 import { useSamples } from './samples';
@@ -40,10 +41,14 @@ export function Overlays({ pane, openPicker }: { pane: RefObject<GraphPaneHandle
 function CommandPalette({ pane, openPicker }: { pane: RefObject<GraphPaneHandle | null>; openPicker(): void }) {
   useRestoreFocus();
   const samples = useSamples();
-  const passNames = useOrigins((s) => s.passNames);
+  const optimizable = useStudio((s) => {
+    const d = activeDoc(s);
+    return d && can(d.summary, 'optimize') ? d.workerDocId : null;
+  });
+  const passNames = useOrigins((s) => (optimizable ? (s.passNames[optimizable] ?? NO_PASSES) : NO_PASSES));
   useEffect(() => {
-    void loadPassNames(); // the optimize commands name every pass
-  }, []);
+    if (optimizable) void loadPassNames(optimizable).catch(() => {}); // the optimize commands name every pass
+  }, [optimizable]);
   // a snapshot when the palette opens (and when samples or passes arrive): running a command closes it
   const commands = useMemo(() => {
     const s = useStudio.getState();

@@ -1,22 +1,19 @@
 import { useStudio, activeDoc } from '../store';
 import { useOrigins } from '../origins/state';
+import { countsText } from '../capabilities';
 
-/** `file · N nodes · M edges · worker state`; role="status" for assistive technology and tests. */
+/** `file · N nodes · M edges · worker state` (a capture: marks and runs); role="status" for assistive technology and tests. */
 export function StatusBar() {
   const doc = useStudio(activeDoc);
   const note = useStudio((s) => s.workerNote);
   const opening = useStudio((s) => s.opening);
-  const stats = doc?.summary.graphs.find((g) => g.id === doc.graphId)?.stats;
   // the compare view shows two graphs: the optimized one's counts follow the tab's
   const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
   const optimized = compare?.open ? compare.result?.summary.graphs[0]?.stats : undefined;
   const parts: string[] = [];
   if (doc) parts.push(doc.title);
   if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
-  const profileMarks = doc?.kind === 'profile' ? doc.summary.properties.find((p) => p.name === 'marks')?.value : undefined;
-  const profileRuns = doc?.kind === 'profile' ? doc.summary.properties.find((p) => p.name === 'runs')?.value : undefined;
-  const counts =
-    doc?.kind === 'profile' ? `${profileMarks ?? 0} marks · ${profileRuns ?? 0} runs` : stats ? `${stats.nodes} nodes · ${stats.edges} edges` : '0 nodes · 0 edges';
+  const counts = doc ? countsText(doc.summary, doc.graphId) : '0 nodes · 0 edges';
   let state = 'ready';
   if (opening) state = 'opening…';
   else if (doc?.loading) state = `${doc.loading.phase}${doc.loading.fraction > 0 ? ` ${Math.round(doc.loading.fraction * 100)}%` : ''}`;

@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { buildCommands, KEYBOARD_HELP, type CommandContext } from './commands';
 import type { Doc } from '../store';
 import type { GraphViewHandle } from '../graph/GraphView';
+import type { Capability } from '../../worker/api';
 
-function doc(id: string, kind: 'graph' | 'profile', format: string, title = `${id}.${format}`): Doc {
+/** what the formats open today: circle models and systrace captures (core/circle, core/systrace) */
+const CIRCLE: Capability[] = ['graph', 'partition', 'origins', 'optimize'];
+const PROFILE: Capability[] = ['profile'];
+
+function doc(id: string, capabilities: Capability[], format: string, title = `${id}.${format}`): Doc {
   return {
-    id, workerDocId: `w${id}`, title, kind, files: [], diagnostics: [], graphId: 'sg:0', direction: 'TB', view: null, loading: null, selected: null, details: null,
-    summary: { format } as Doc['summary'],
+    id, workerDocId: `w${id}`, title, files: [], diagnostics: [], graphId: 'sg:0', direction: 'TB', view: null, loading: null, selected: null, details: null,
+    summary: { format, capabilities } as Doc['summary'],
   };
 }
 
@@ -28,8 +33,8 @@ describe('commands', () => {
   });
 
   it('a circle model in the single view: view, panels, partition, optimize per pass', () => {
-    const m = doc('1', 'graph', 'circle');
-    const list = ids(ctx({ docs: [m, doc('2', 'profile', 'systrace')], doc: m, view, passNames: ['fuse_activation', 'fold_constants'], theme: 'dark' }));
+    const m = doc('1', CIRCLE, 'circle');
+    const list = ids(ctx({ docs: [m, doc('2', PROFILE, 'systrace')], doc: m, view, passNames: ['fuse_activation', 'fold_constants'], theme: 'dark' }));
     expect(list).toContain('view.fit');
     expect(list).toContain('view.export-png');
     expect(list).toContain('tab.2');
@@ -45,7 +50,7 @@ describe('commands', () => {
   });
 
   it('follows the partition editor and the compare view', () => {
-    const m = doc('1', 'graph', 'circle');
+    const m = doc('1', CIRCLE, 'circle');
     const open = ids(ctx({ docs: [m], doc: m, partitionOpen: true, compare: { open: true, result: true } }));
     expect(open).toEqual(expect.arrayContaining(['partition.check', 'partition.download', 'partition.close', 'optimize.single', 'optimize.download']));
     expect(open).not.toContain('partition.open');
@@ -55,8 +60,16 @@ describe('commands', () => {
     expect(ids(ctx({ docs: [m], doc: m, compare: { open: false, result: true } }))).toContain('optimize.compare');
   });
 
+  it('a graph without the partition, origins and optimize capabilities gets the view commands only', () => {
+    const g = doc('4', ['graph'], 'prototxt');
+    const list = ids(ctx({ docs: [g], doc: g, view, passNames: ['fuse_activation'] }));
+    expect(list).toEqual(expect.arrayContaining(['view.find', 'view.fit', 'panel.node']));
+    const leaked = list.filter((id) => id.startsWith('partition.') || id.startsWith('optimize.') || id === 'panel.origins' || id === 'profile.diagnostics');
+    expect(leaked).toEqual([]);
+  });
+
   it('a profile has its own commands and no graph ones', () => {
-    const p = doc('3', 'profile', 'systrace');
+    const p = doc('3', PROFILE, 'systrace');
     const list = ids(ctx({ docs: [p], doc: p }));
     expect(list).toContain('profile.diagnostics');
     expect(list).not.toContain('view.find');
@@ -64,7 +77,7 @@ describe('commands', () => {
   });
 
   it('moves, hides and shows the side panel', () => {
-    const m = doc('1', 'graph', 'circle');
+    const m = doc('1', CIRCLE, 'circle');
     expect(ids(ctx({ docs: [m], doc: m }))).toEqual(expect.arrayContaining(['panel.hide', 'panel.at-left']));
     expect(ids(ctx({ docs: [m], doc: m, panelAt: 'left' }))).toContain('panel.at-right');
     const hidden = ids(ctx({ docs: [m], doc: m, panelAt: 'hidden' }));
@@ -74,12 +87,12 @@ describe('commands', () => {
   });
 
   it('titles the layout command by what it switches to', () => {
-    const m = { ...doc('1', 'graph', 'circle'), direction: 'LR' as const };
+    const m = { ...doc('1', CIRCLE, 'circle'), direction: 'LR' as const };
     expect(buildCommands(ctx({ docs: [m], doc: m })).find((c) => c.id === 'view.direction')?.title).toBe('Layout top to bottom');
   });
 
   it('ids are unique, and every shortcut a command shows is in the keyboard help', () => {
-    const m = doc('1', 'graph', 'circle');
+    const m = doc('1', CIRCLE, 'circle');
     const all = buildCommands(ctx({ docs: [m], doc: m, view, passNames: ['a', 'b'], samples: [{ file: 'x', title: 'x' }] }));
     expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
     const helpKeys = KEYBOARD_HELP.flatMap((r) => r.keys.split(/ or | \/ |, /));

@@ -11,6 +11,7 @@ import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirect
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
+import { can, mainView } from '../capabilities';
 import { setDockAt, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
 
 export interface Command {
@@ -53,8 +54,9 @@ export function buildCommands(ctx: CommandContext): Command[] {
   const out: Command[] = [];
   const add = (c: Command) => out.push(c);
   const { doc } = ctx;
-  const graph = doc?.kind === 'graph' ? doc : null;
-  const circle = graph?.summary.format === 'circle' ? graph : null;
+  const graph = doc && mainView(doc.summary) === 'graph' ? doc : null;
+  const partitionable = graph && can(graph.summary, 'partition') ? graph : null;
+  const optimizable = graph && can(graph.summary, 'optimize') ? graph : null;
 
   add({ id: 'file.open', group: 'File', title: 'Open files…', run: ctx.openPicker });
   if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${doc.title}`, run: () => closeDoc(doc.id) });
@@ -73,7 +75,7 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'view.export-svg', group: 'View', title: 'Export the whole graph as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
     }
     const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
-    if (circle) panels.push(['origins', 'Origins (ONE origin tables)']);
+    if (can(graph.summary, 'origins')) panels.push(['origins', 'Origins (ONE origin tables)']);
     for (const [side, title, keys] of panels) {
       if (side !== ctx.side || ctx.panelAt === 'hidden') {
         add({
@@ -96,35 +98,40 @@ export function buildCommands(ctx: CommandContext): Command[] {
     }
   }
 
-  if (circle) {
+  if (partitionable) {
+    const tab = partitionable.id;
     if (ctx.partitionOpen) {
-      add({ id: 'partition.new', group: 'Partition', title: 'New partition text (undo brings the old one back)', run: () => newPartition(circle.id) });
-      add({ id: 'partition.check', group: 'Partition', title: 'Check the parts against the model (random inputs)', run: () => void checkParts(circle.id) });
-      add({ id: 'partition.download', group: 'Partition', title: 'Download the parts (zip with .conn.json, .conn.ini, .part)', run: () => void downloadParts(circle.id) });
-      add({ id: 'partition.close', group: 'Partition', title: 'Close the partition editor', run: () => closePartition(circle.id) });
+      add({ id: 'partition.new', group: 'Partition', title: 'New partition text (undo brings the old one back)', run: () => newPartition(tab) });
+      add({ id: 'partition.check', group: 'Partition', title: 'Check the parts against the model (random inputs)', run: () => void checkParts(tab) });
+      add({ id: 'partition.download', group: 'Partition', title: 'Download the parts (zip with .conn.json, .conn.ini, .part)', run: () => void downloadParts(tab) });
+      add({ id: 'partition.close', group: 'Partition', title: 'Close the partition editor', run: () => closePartition(tab) });
       if (ctx.dockAt === 'right') add({ id: 'partition.at-bottom', group: 'Partition', title: 'Partition editor below the graph', run: () => setDockAt('bottom') });
       else add({ id: 'partition.at-right', group: 'Partition', title: 'Partition editor beside the graph', run: () => setDockAt('right') });
     } else {
-      add({ id: 'partition.open', group: 'Partition', title: 'New partition: edit a .part file for this model', run: () => void openPartition(circle.id) });
+      add({ id: 'partition.open', group: 'Partition', title: 'New partition: edit a .part file for this model', run: () => void openPartition(tab) });
     }
+  }
+
+  if (optimizable) {
+    const tab = optimizable.id;
     add({
       id: 'optimize.all',
       group: 'Optimize',
       title: 'Optimize with every pass and compare',
-      run: () => void loadPassNames().then((names) => runOptimize(names)),
+      run: () => void loadPassNames(optimizable.workerDocId).then((names) => runOptimize(names)),
     });
     for (const pass of ctx.passNames) {
       add({ id: `optimize.${pass}`, group: 'Optimize', title: `Optimize with ${pass} only`, run: () => void runOptimize([pass]) });
     }
     const c = ctx.compare;
     if (c?.result) {
-      if (c.open) add({ id: 'optimize.single', group: 'Optimize', title: 'Back to the single graph view', run: () => closeCompare(circle.id) });
-      else add({ id: 'optimize.compare', group: 'Optimize', title: 'Compare original and optimized', run: () => reopenCompare(circle.id) });
-      add({ id: 'optimize.download', group: 'Optimize', title: 'Download the optimized .circle (with origin tables)', run: () => downloadOptimized(circle.id) });
+      if (c.open) add({ id: 'optimize.single', group: 'Optimize', title: 'Back to the single graph view', run: () => closeCompare(tab) });
+      else add({ id: 'optimize.compare', group: 'Optimize', title: 'Compare original and optimized', run: () => reopenCompare(tab) });
+      add({ id: 'optimize.download', group: 'Optimize', title: 'Download the optimized model (with origin tables)', run: () => downloadOptimized(tab) });
     }
   }
 
-  if (doc?.kind === 'profile') add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
+  if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
 
   const themes: [ThemeChoice, string][] = [['light', 'Light theme'], ['dark', 'Dark theme'], ['system', 'System theme']];
   for (const [t, title] of themes) if (t !== ctx.theme) add({ id: `theme.${t}`, group: 'Theme', title, run: () => setTheme(t) });

@@ -2,15 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildGrid, edgeSegmentBoxes, nodeBoxes, queryGrid } from './spatial-grid';
 import { hitTestNode, nodesInRect } from './hit-test';
 import { diamond } from './fixtures.test-util';
+import { seededRandom } from '../../random';
 
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 describe('spatial grid', () => {
   it('returns every box that overlaps a rectangle, each once (random boxes, brute force check)', () => {
-    const rnd = lcg(7);
+    const rnd = seededRandom(7);
     const n = 2000;
     const x0 = new Float64Array(n), y0 = new Float64Array(n), x1 = new Float64Array(n), y1 = new Float64Array(n);
     for (let i = 0; i < n; i++) {

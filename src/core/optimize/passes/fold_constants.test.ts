@@ -14,7 +14,7 @@ describe('fold_constants', () => {
     const a = b.op(Op.SUB, [m, s], 'a', [1, 3], actOptions());
     b.output(b.op(Op.ADD, [x, a], 'y', [2, 3], actOptions()));
     const r = checkOptimize(b.build(), ['fold_constants']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(opTypes(r.written)).toEqual([Op.ADD]);
     expect(r.result.log[0]!.changed).toBe(3);
     expect(r.result.origins.ops).toEqual([[0, 1, 2, 3]]);
@@ -37,7 +37,7 @@ describe('fold_constants', () => {
     fc.assert(
       fc.property(randomGraph, (m) => {
         const r = checkOptimize(m, ['fold_constants'], 2);
-        expect(r.comparisons.every((c) => c.ok)).toBe(true);
+        expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
         expect(r.unionAfter).toEqual(r.unionBefore);
       }),
       { numRuns: 40 },

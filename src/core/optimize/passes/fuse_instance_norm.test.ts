@@ -9,7 +9,7 @@ const recipe = () => buildFromRecipe(readFileSync('test/fixtures/one/recipes/Net
 describe('fuse_instance_norm', () => {
   it('Net_InstanceNorm_003: nine operators become one INSTANCE_NORM (code -2) with epsilon and RELU; numerics unchanged', () => {
     const r = checkOptimize(recipe(), ['fuse_instance_norm'], 4);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(opTypes(r.written)).toEqual([Op.INSTANCE_NORM]);
     const sg = r.written.subgraphs[0]!;
     const op = sg.operators[0]!;
@@ -31,6 +31,6 @@ describe('fuse_instance_norm', () => {
     sg.outputs.push(div);
     const r = checkOptimize(m, ['fuse_instance_norm']);
     expect(r.result.log[0]!.changed).toBe(0);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
   });
 });

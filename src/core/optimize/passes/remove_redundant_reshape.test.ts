@@ -16,7 +16,7 @@ function reshapes(extraReader: boolean) {
 describe('remove_redundant_reshape', () => {
   it('RESHAPE(RESHAPE(x)) -> RESHAPE(x); the outer one absorbs the inner origin', () => {
     const r = checkOptimize(reshapes(false), ['remove_redundant_reshape']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(opTypes(r.written)).toEqual([Op.RESHAPE, Op.RELU]);
     expect(r.result.origins.ops).toEqual([[0, 1], [2]]);
     expect(r.written.subgraphs[0]!.operators[0]!.inputs[0]).toBe(r.written.subgraphs[0]!.inputs[0]);
@@ -24,7 +24,7 @@ describe('remove_redundant_reshape', () => {
 
   it('keeps the inner RESHAPE when something else reads it', () => {
     const r = checkOptimize(reshapes(true), ['remove_redundant_reshape']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(opTypes(r.written)).toEqual([Op.RESHAPE, Op.RESHAPE, Op.RELU, Op.RELU]);
     expect(r.result.log[0]!.details[0]).toMatch(/bypassed/);
     expect(r.unionAfter).toEqual(r.unionBefore);
@@ -34,7 +34,7 @@ describe('remove_redundant_reshape', () => {
     fc.assert(
       fc.property(randomGraph, (m) => {
         const r = checkOptimize(m, ['remove_redundant_reshape'], 2);
-        expect(r.comparisons.every((c) => c.ok)).toBe(true);
+        expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
         expect(r.unionAfter).toEqual(r.unionBefore);
       }),
       { numRuns: 40 },

@@ -11,7 +11,7 @@ describe('remove_unnecessary_reshape', () => {
     const s = b.op(Op.RESHAPE, [r0, b.constI32('s', [2], [1, 4])], 'same', [1, 4], { new_shape: [1, 4] });
     b.output(b.op(Op.TANH, [s], 'out', [1, 4]));
     const r = checkOptimize(b.build(), ['remove_unnecessary_reshape']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(opTypes(r.written)).toEqual([Op.RELU, Op.TANH]);
     expect(r.result.origins.ops).toEqual([[0, 1], [2]]);
   });
@@ -23,7 +23,7 @@ describe('remove_unnecessary_reshape', () => {
     b.output(b.op(Op.RELU, [s], 'a', [2, 3]));
     b.output(b.op(Op.TANH, [s], 'b', [2, 3]));
     const r = checkOptimize(b.build(), ['remove_unnecessary_reshape']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     expect(r.result.origins.ops).toEqual([[0, 1], [0, 2]]);
   });
 
@@ -33,7 +33,7 @@ describe('remove_unnecessary_reshape', () => {
     const r0 = b.op(Op.RELU, [x], 'relu', [1, 4]);
     b.output(b.op(Op.RESHAPE, [r0, b.constI32('s', [2], [1, 4])], 'y', [1, 4], { new_shape: [1, 4] }));
     const r = checkOptimize(b.build(), ['remove_unnecessary_reshape']);
-    expect(r.comparisons.every((c) => c.ok)).toBe(true);
+    expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
     const sg = r.written.subgraphs[0]!;
     expect(opTypes(r.written)).toEqual([Op.RELU]);
     expect(sg.tensors[sg.outputs[0]!]!.name).toBe('y');
@@ -52,7 +52,7 @@ describe('remove_unnecessary_reshape', () => {
     fc.assert(
       fc.property(randomGraph, (m) => {
         const r = checkOptimize(m, ['remove_unnecessary_reshape'], 2);
-        expect(r.comparisons.every((c) => c.ok)).toBe(true);
+        expect(r.comparisons.filter((c) => !c.ok)).toEqual([]);
         expect(r.unionAfter).toEqual(r.unionBefore);
       }),
       { numRuns: 40 },
