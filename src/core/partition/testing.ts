@@ -7,12 +7,17 @@ import { BuiltinOperator } from '../circle/generated/circle/builtin-operator';
 import { f32, opcode, operator, tensor } from '../circle/testing';
 import { encodeOpTable, encodeSourceTable, OP_TABLE_NAME, SOURCE_TABLE_NAME } from '../origin/tables';
 
-/** An operator argument: a graph input, the output of an earlier operator, or a new constant. */
-export type SynthArg = { input: number } | { op: number } | { const: number };
+/**
+ * An operator argument: a graph input, an output of an earlier operator (`output`, default 0), or
+ * a new constant.
+ */
+export type SynthArg = { input: number } | { op: number; output?: number } | { const: number };
 
 export interface SynthOp {
   code: number;
   args: SynthArg[];
+  /** number of outputs (default 1); output k > 0 is named `op<i>:<k>`, as luci names them */
+  outputs?: number;
 }
 
 export interface SynthSpec {
@@ -36,18 +41,19 @@ export function synthModel(spec: SynthSpec): CircleModel {
   };
   const inputs: number[] = [];
   for (let k = 0; k < spec.inputs; k++) inputs.push(tensors.push(tensor(`in${k}`, [size])) - 1);
-  const opOut: number[] = [];
+  const opOut: number[][] = [];
   const operators: CircleOperator[] = [];
   spec.ops.forEach((op, i) => {
     const args = op.args.map((a) => {
       if ('input' in a) return inputs[a.input]!;
-      if ('op' in a) return opOut[a.op]!;
+      if ('op' in a) return opOut[a.op]![a.output ?? 0]!;
       buffers.push({ data: f32(new Array<number>(size).fill(a.const)), offset: 0, size: 0 });
       return tensors.push(tensor(`c${i}_${tensors.length}`, [size], { buffer: buffers.length - 1 })) - 1;
     });
-    const out = tensors.push(tensor(`op${i}`, [size])) - 1;
-    opOut.push(out);
-    operators.push(operator(opcodeIndex(op.code), args, [out]));
+    const outs: number[] = [];
+    for (let k = 0; k < (op.outputs ?? 1); k++) outs.push(tensors.push(tensor(k === 0 ? `op${i}` : `op${i}:${k}`, [size])) - 1);
+    opOut.push(outs);
+    operators.push(operator(opcodeIndex(op.code), args, outs));
   });
   let outputs = spec.outputs;
   if (!outputs) {
@@ -60,7 +66,7 @@ export function synthModel(spec: SynthSpec): CircleModel {
     version: 3,
     description: 'synthetic',
     operatorCodes: codes.map((c) => opcode(c)),
-    subgraphs: [{ name: 'main', tensors, inputs, outputs: outputs.map((i) => opOut[i]!), operators, deprecatedDataFormat: 0 }],
+    subgraphs: [{ name: 'main', tensors, inputs, outputs: outputs.map((i) => opOut[i]![0]!), operators, deprecatedDataFormat: 0 }],
     buffers,
     metadataBuffer: [],
     metadata: [],
