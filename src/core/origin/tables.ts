@@ -159,7 +159,7 @@ function isAscii(s: string): boolean {
 
 export function encodeOpTable(table: ReadonlyMap<number, ReadonlySet<number> | readonly number[]>): Uint8Array {
   const ops = [...table.keys()].sort((a, b) => a - b);
-  const sets = ops.map((op) => [...new Set(table.get(op)!)].sort((a, b) => a - b));
+  const sets = ops.map((op) => ascendingUnique(table.get(op)!));
   const size = 4 + sets.reduce((a, s) => a + 8 + 4 * s.length, 0);
   const out = new Uint8Array(size);
   const dv = new DataView(out.buffer);
@@ -176,6 +176,16 @@ export function encodeOpTable(table: ReadonlyMap<number, ReadonlySet<number> | r
     }
   });
   return out;
+}
+
+/** The ids ascending and unique; an array that already is (the usual case) is returned as is. */
+function ascendingUnique(ids: ReadonlySet<number> | readonly number[]): readonly number[] {
+  if (Array.isArray(ids)) {
+    let sorted = true;
+    for (let i = 1; i < ids.length && sorted; i++) sorted = ids[i - 1]! < ids[i]!;
+    if (sorted) return ids as readonly number[];
+  }
+  return [...new Set(ids)].sort((a, b) => a - b);
 }
 
 /**
