@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from './main';
+import { resolveInWorkPath } from './partition';
 import type { CliIO } from './io';
 import { buildFromRecipe } from '../core/chef';
 import { write } from '../core/circle/write';
@@ -99,5 +100,39 @@ describe('npu-studio partition', () => {
     expect(io3.stderr).toContain('--input_file is required');
     expect(await main(['partition', 'a', 'b'], capture())).toBe(2);
     expect(existsSync(join(dir, 'junk.conn.json'))).toBe(false);
+  });
+
+  it('absolute --input_file / --part_file are used as given; relative ones are inside --work_path', async () => {
+    expect(resolveInWorkPath('work', 'm.circle')).toBe(join('work', 'm.circle'));
+    expect(resolveInWorkPath('work', 'sub/m.part')).toBe(join('work', 'sub', 'm.part'));
+    expect(resolveInWorkPath('/w', '../m.circle')).toBe(join('/w', '..', 'm.circle'));
+    expect(resolveInWorkPath('work', '/data/m.circle')).toBe('/data/m.circle');
+    // end to end: model and .part elsewhere, given absolutely; outputs go to the work path
+    const elsewhere = mkdtempSync(join(tmpdir(), 'partition-abs-'));
+    const work = mkdtempSync(join(tmpdir(), 'partition-work-'));
+    try {
+      writeFileSync(join(elsewhere, 'Net_InstanceNorm_003.circle'), model('Net_InstanceNorm_003'));
+      copyFileSync('test/fixtures/one/parts/Part_Tanh_FC_nobias.part', join(elsewhere, 'n.part'));
+      const io = capture();
+      const input = join(elsewhere, 'Net_InstanceNorm_003.circle');
+      const code = await main(['partition', '--part_file', join(elsewhere, 'n.part'), '--input_file', input, '--work_path', work], io);
+      expect(io.stderr).toBe('');
+      expect(code).toBe(0);
+      expect(readdirSync(work).sort()).toEqual([
+        'Net_InstanceNorm_003.00001_cpu.circle',
+        'Net_InstanceNorm_003.00002_acl_cl.circle',
+        'Net_InstanceNorm_003.00003_cpu.circle',
+        'Net_InstanceNorm_003.conn.ini',
+        'Net_InstanceNorm_003.conn.json',
+      ]);
+      // the conn file names the source as given, as circle-partitioner does
+      expect(JSON.parse(readFileSync(join(work, 'Net_InstanceNorm_003.conn.json'), 'utf8')).source.file).toBe(input);
+      // relative paths still mean <work_path>/<file>
+      expect(await main(['partition', '--part_file', 'n.part', '--input_file', input, '--work_path', elsewhere], capture())).toBe(0);
+      expect(await main(['partition', '--part_file', 'n.part', '--input_file', input, '--work_path', work], capture())).toBe(1);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -6,14 +6,14 @@
  *                        [--json-diagnostics]
  *   npu-studio partition X.part X.circle DIR          (older positional form)
  *
- * Both files are read from DIR (default `.`); the parts, `X.conn.json` and `X.conn.ini` are written
- * into it. Diagnostics of the `.part` file are printed as `file:line:column: severity: message`;
- * any error exits 1 before anything is written. `--check` runs the source and the chained parts
+ * Both files are read from DIR (default `.`) unless absolute (`resolveInWorkPath`); the parts,
+ * `X.conn.json` and `X.conn.ini` are written into DIR. Diagnostics of the `.part` file are printed
+ * as `file:line:column: severity: message`; any error exits 1 before anything is written. `--check` runs the source and the chained parts
  * (read back from the written files) on the same seeded random inputs with the reference
  * interpreter and prints the largest difference per output; exit 1 when one is over tolerance.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { read } from '../core/circle/read';
 import { InterpreterError } from '../core/interp';
 import { parsePart, partition, preparePartition, writePartition, type PartDiagnostic } from '../core/partition';
@@ -24,6 +24,16 @@ import type { Command } from './main';
 const USAGE =
   'npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR] [--backends a,b] [--default a] [--check] [--seed N] [--no-origins] [--json-diagnostics]\n' +
   '       npu-studio partition X.part X.circle DIR';
+
+/**
+ * The file `--input_file` / `--part_file` names: a relative path is inside the work folder
+ * (`<work_path>/<file>`, circle-partitioner's meaning); an absolute path is used as given
+ * (circle-partitioner would read `<work_path>//abs/path` and fail). Outputs always go to the
+ * work folder, named after the input's base name.
+ */
+export function resolveInWorkPath(workPath: string, file: string): string {
+  return isAbsolute(file) ? file : join(workPath, file);
+}
 
 function formatDiagnostic(d: PartDiagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message}`;
@@ -61,14 +71,14 @@ export const partitionCommand: Command = {
       if (!Number.isInteger(seed)) throw new UsageError('--seed needs an integer');
     }
 
-    const sourceBytes = readFileSync(join(work, inputFile));
+    const sourceBytes = readFileSync(resolveInWorkPath(work, inputFile));
     const model = read(new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength), inputFile);
     if (model.subgraphs.length === 0) {
       io.err(`npu-studio partition: ${inputFile}: the model has no subgraph to partition\n`);
       return EXIT_BAD_INPUT;
     }
     const prepared = preparePartition(model, inputFile);
-    const text = new TextDecoder('utf-8').decode(readFileSync(join(work, partFile)));
+    const text = new TextDecoder('utf-8').decode(readFileSync(resolveInWorkPath(work, partFile)));
     const overrides = { ...(args.values.backends !== undefined ? { backends: args.values.backends } : {}), ...(args.values.default !== undefined ? { default: args.values.default } : {}) };
     const parsed = parsePart(text, partFile, { model: prepared, overrides });
     if (args.flags.has('json-diagnostics')) io.err(`${JSON.stringify(parsed.diagnostics)}\n`);

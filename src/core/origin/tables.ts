@@ -126,8 +126,16 @@ const utf8e = new TextEncoder();
 
 export function encodeSourceTable(table: ReadonlyMap<number, string>): Uint8Array {
   const ids = [...table.keys()].sort((a, b) => a - b);
-  const names = ids.map((id) => utf8e.encode(table.get(id)!));
-  const size = 4 + names.reduce((a, n) => a + 9 + n.length, 0);
+  // ASCII names (the usual case) are copied byte by byte; only others go through TextEncoder:
+  // one encoder call per name made a many-part partition spend most of its time here
+  const names: (string | Uint8Array)[] = new Array(ids.length);
+  let size = 4;
+  ids.forEach((id, i) => {
+    const name = table.get(id)!;
+    const n = isAscii(name) ? name : utf8e.encode(name);
+    names[i] = n;
+    size += 9 + n.length;
+  });
   const out = new Uint8Array(size);
   const dv = new DataView(out.buffer);
   dv.setUint32(0, ids.length, true);
@@ -136,15 +144,22 @@ export function encodeSourceTable(table: ReadonlyMap<number, string>): Uint8Arra
     const name = names[i]!;
     dv.setUint32(at, id, true);
     dv.setUint32(at + 4, name.length + 1, true);
-    out.set(name, at + 8);
-    at += 8 + name.length + 1; // NUL already 0
+    at += 8;
+    if (typeof name === 'string') for (let k = 0; k < name.length; k++) out[at + k] = name.charCodeAt(k);
+    else out.set(name, at);
+    at += name.length + 1; // NUL already 0
   });
   return out;
 }
 
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
 export function encodeOpTable(table: ReadonlyMap<number, ReadonlySet<number> | readonly number[]>): Uint8Array {
   const ops = [...table.keys()].sort((a, b) => a - b);
-  const sets = ops.map((op) => [...new Set(table.get(op)!)].sort((a, b) => a - b));
+  const sets = ops.map((op) => ascendingUnique(table.get(op)!));
   const size = 4 + sets.reduce((a, s) => a + 8 + 4 * s.length, 0);
   const out = new Uint8Array(size);
   const dv = new DataView(out.buffer);
@@ -161,6 +176,16 @@ export function encodeOpTable(table: ReadonlyMap<number, ReadonlySet<number> | r
     }
   });
   return out;
+}
+
+/** The ids ascending and unique; an array that already is (the usual case) is returned as is. */
+function ascendingUnique(ids: ReadonlySet<number> | readonly number[]): readonly number[] {
+  if (Array.isArray(ids)) {
+    let sorted = true;
+    for (let i = 1; i < ids.length && sorted; i++) sorted = ids[i - 1]! < ids[i]!;
+    if (sorted) return ids as readonly number[];
+  }
+  return [...new Set(ids)].sort((a, b) => a - b);
 }
 
 /**

@@ -7,9 +7,14 @@
  *
  * Merging (`merge_pgroups`) repeats, until nothing merges: take the first PGroup `G` in vector
  * order that has a candidate `P` (first in vector order) with the same backend, an input produced
- * in `G`, and `is_input_same(P)`: every non-constant input of `P` has the same backend and every
+ * in `G`, and `is_input_same(P)`: every non-constant input of `P` has the same `group_of` and every
  * input that belongs to a PGroup belongs to the same one. Merge `P` into `G` (pnodes, new inputs,
- * new outputs appended in order) and restart.
+ * new outputs appended in order) and restart. `group_of` is luci's `node2group`, in which graph
+ * inputs and the `*Out` nodes of multi-output operators (Split, Unpack, If, While, ...) are the
+ * default group whatever their operator's backend (see `inputGroup`): so an operator of backend B
+ * that reads a Split output of B and a graph input merges into the Split's PGroup even when B is
+ * not the default, and one that reads a Split output and a plain output of the same PGroup does
+ * not.
  *
  * Fast and exact: a candidate's inputs all come from one PGroup, so each candidate `P` has exactly
  * one possible partner, its single producer PGroup `G`; merging contracts the edge `G -> P` and
@@ -131,7 +136,7 @@ interface Group {
 
 export function partition(prepared: PreparedModel, table: PartitionTable): PartitionPlan {
   const n = prepared.opCount;
-  const { inStart, inTensors, outStart, outTensors, consStart, consOps, producer } = prepared;
+  const { inStart, inTensors, outStart, outTensors, consStart, consOps, producer, multiOutput } = prepared;
 
   // backends as small integers
   const backendIds = new Map<string, number>();
@@ -179,27 +184,41 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
     return r;
   };
 
+  /**
+   * `group_of` of an input tensor in `is_input_same`: luci's `node2group`. A graph input
+   * (`CircleInput`) is recorded as the default group. So is every output of a multi-output
+   * operator: its `*Out` node gets the operator's group in `append()`, but luci's importer creates
+   * the `*Out` nodes right after the operator, so `produce_pgroups` visits them later and, as
+   * virtual nodes, records them as the default group, overwriting it. Any other operator output
+   * has its operator's group.
+   */
+  const inputGroup = (t: number): number => {
+    const prod = producer[t]!;
+    return prod < 0 || multiOutput[prod] ? defaultId : backendOf[prod]!;
+  };
+
   /** The merge partner of group `p` (its single producer group), or -1 when it is no candidate. */
   const partnerOf = (p: number): number => {
     let pred = -1;
-    let readsGraphInput = false;
+    let group = -1;
     const g = merged[p];
     const count = g ? g.inputs.length : inStart[p + 1]! - inStart[p]!;
     for (let k = 0; k < count; k++) {
       const t = g ? g.inputs[k]! : inTensors[inStart[p]! + k]!;
+      // is_input_same, first rule: every (non-constant) input has the same group_of
+      const ig = inputGroup(t);
+      if (group === -1) group = ig;
+      else if (group !== ig) return -1;
+      // second rule: every input that is in a PGroup is in the same one (graph inputs are in none)
       const prod = producer[t]!;
-      if (prod < 0) {
-        readsGraphInput = true; // CircleInput: group = default, in no PGroup
-        continue;
-      }
+      if (prod < 0) continue;
       const r = find(prod);
       if (pred === -1) pred = r;
       else if (pred !== r) return -1;
     }
+    // is_input_of: some input comes from the partner; and both have the same backend
     if (pred === -1 || pred === p) return -1;
-    const b = backendOf[p]!;
-    if (backendOf[pred] !== b) return -1;
-    if (readsGraphInput && b !== defaultId) return -1;
+    if (backendOf[pred] !== backendOf[p]) return -1;
     return pred;
   };
 

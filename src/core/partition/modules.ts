@@ -8,9 +8,11 @@
  *   own buffer: a constant shared by two parts is in both;
  * - operators keep their options; IF/WHILE branch, cond and body subgraphs (recursively) are
  *   copied into the part and their indices fixed; other subgraph users are rejected;
- * - origins (NPU Studio, origins.md section 4): `ONE_source_table` = the source model's whole
- *   table (read from the file or synthesised as `operator index -> node name`), `ONE_op_table` =
- *   part operator index -> source ids. `origins: false` reproduces ONE's origin-less parts.
+ * - origins (NPU Studio, origins.md section 4): `ONE_op_table` = part operator index -> source
+ *   ids; `ONE_source_table` = the entries of the source model's table (read from the file or
+ *   synthesised as `operator index -> node name`) that those ids name, and no others. Ids keep
+ *   their source-model values, so they mean the same in every part; a part stays small however
+ *   many parts there are. `origins: false` reproduces ONE's origin-less parts.
  */
 import { FormatError } from '../errors';
 import type { CircleBuffer, CircleModel, CircleOperator, CircleOperatorCode, CircleSubGraph, CircleTensor, UnionValue } from '../circle/model';
@@ -240,12 +242,22 @@ export function buildPartModel(prepared: PreparedModel, plan: PartitionPlan, par
   if (options.origins ?? true) {
     const origins = sourceOrigins(prepared);
     const opTable: OpTable = new Map();
-    order.forEach((op, i) => opTable.set(i, origins.opSources[op]!));
+    // only the sources this part's operators name: luci resolves every id of ONE_op_table in
+    // ONE_source_table (`_source_table.at(id)`, which throws on a missing id), and nothing else
+    // in a part refers to the rest. An id the source's own op table names without a source entry
+    // (a defect of the source, origins.md 2.4) gets the name `#<id>`, as the studio shows it, so
+    // the part stays readable by luci.
+    const sourceTable: SourceTable = new Map();
+    order.forEach((op, i) => {
+      const ids = origins.opSources[op]!;
+      opTable.set(i, ids);
+      for (const id of ids) sourceTable.set(id, origins.sourceTable.get(id) ?? `#${id}`);
+    });
     const put = (name: string, bytes: Uint8Array) => {
       metadata.push({ name, buffer: b.buffers.length });
       b.buffers.push({ data: bytes, offset: 0, size: 0 });
     };
-    put(SOURCE_TABLE_NAME, encodeSourceTable(origins.sourceTable));
+    put(SOURCE_TABLE_NAME, encodeSourceTable(sourceTable));
     put(OP_TABLE_NAME, encodeOpTable(opTable));
   }
 

@@ -14,6 +14,9 @@ import { decodeOpTable, decodeSourceTable, encodeOpTable, encodeSourceTable } fr
 import { writePartition } from './output';
 import { preparePartition, type PreparedModel } from './prepare';
 import { parsePart } from './table';
+import { alternatingChainModel, synthModel } from './testing';
+import { write } from '../circle/write';
+import { BuiltinOperator } from '../circle/generated/circle/builtin-operator';
 
 const flatc = ['/usr/bin/flatc', '/usr/local/bin/flatc'].find((p) => existsSync(p));
 const SCHEMA = 'schemas/circle_schema.fbs';
@@ -98,12 +101,13 @@ describe('part models', () => {
       expect(g.inputs.map((t) => g.tensors[t]!.name)).toEqual(part.inputs);
       expect(g.outputs.map((t) => g.tensors[t]!.name)).toEqual(part.outputs);
       const sources = decodeSourceTable(metadata(m, SOURCE_TABLE_NAME)!)!;
-      expect(sources.size).toBe(9); // the whole source table in every part
-      expect(sources.get(6)).toBe('Div');
       const ops = decodeOpTable(metadata(m, OP_TABLE_NAME)!)!;
       const order = partOperatorOrder(prepared, plan, i);
       expect([...ops.keys()]).toEqual(order.map((_, k) => k));
       order.forEach((src, k) => expect(ops.get(k)).toEqual([src]));
+      // the source table holds exactly the sources this part's operators name, with their
+      // source-model ids and names (synthesised: operator index -> node name)
+      expect([...sources]).toEqual([...order].sort((a, b) => a - b).map((src) => [src, prepared.nodeNames[src]]));
       seen.push(...order);
     });
     expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
@@ -123,7 +127,7 @@ describe('part models', () => {
     const powPart = plan.parts.find((x) => x.backend === 'npu')!;
     const m = buildPartModel(prepared, plan, powPart.index);
     expect(decodeOpTable(metadata(m, OP_TABLE_NAME)!)).toEqual(new Map([[0, [4]]])); // Pow was source operator 4
-    expect(decodeSourceTable(metadata(m, SOURCE_TABLE_NAME)!)!.size).toBe(9);
+    expect(decodeSourceTable(metadata(m, SOURCE_TABLE_NAME)!)).toEqual(new Map([[4, 'Pow']]));
   });
 
   it('a constant used by two parts is cloned into both (Part_Add_Sub_002)', () => {
@@ -168,6 +172,67 @@ describe('part models', () => {
     }
   });
   if (!flatc) it.skip('parts decode with flatc --json: flatc is not installed (apt-get install flatbuffers-compiler)', () => {});
+});
+
+describe('per-part origin tables (each part carries the sources its operators name, no others)', () => {
+  const mulOnNpu = '[partition]\nbackends=cpu,npu\ndefault=cpu\ncomply=opcode\n[OPCODE]\nMUL=npu\n';
+
+  it('composite origins keep their ids; an id the source op table names without a source entry becomes #<id> (luci resolves every id)', () => {
+    const model = synthModel({
+      inputs: 1,
+      ops: [
+        { code: BuiltinOperator.ADD, args: [{ input: 0 }, { const: 1 }] },
+        { code: BuiltinOperator.MUL, args: [{ op: 0 }, { const: 2 }] },
+        { code: BuiltinOperator.ADD, args: [{ op: 1 }, { const: 3 }] },
+      ],
+    });
+    const sources = new Map([
+      [0, 'a'],
+      [1, 'b'],
+      [7, 'fused/ü'],
+      [8, 'orphan'],
+    ]);
+    const ops = new Map([
+      [0, [0, 7]],
+      [1, [1]],
+      [2, [9]],
+    ]);
+    model.metadata.push({ name: SOURCE_TABLE_NAME, buffer: model.buffers.length }, { name: OP_TABLE_NAME, buffer: model.buffers.length + 1 });
+    model.buffers.push({ data: encodeSourceTable(sources), offset: 0, size: 0 }, { data: encodeOpTable(ops), offset: 0, size: 0 });
+    const { prepared, plan } = planOf(read(write(model), 'o.circle'), mulOnNpu, 'o.circle');
+    const tables = writePartition(prepared, plan)
+      .files.filter((f) => f.name.endsWith('.circle'))
+      .map((f) => {
+        const m = read(f.bytes, f.name);
+        return [f.name, decodeOpTable(metadata(m, OP_TABLE_NAME)!), decodeSourceTable(metadata(m, SOURCE_TABLE_NAME)!)];
+      });
+    expect(tables).toEqual([
+      ['o.00001_cpu.circle', new Map([[0, [0, 7]]]), new Map([[0, 'a'], [7, 'fused/ü']])],
+      ['o.00002_npu.circle', new Map([[0, [1]]]), new Map([[1, 'b']])],
+      ['o.00003_cpu.circle', new Map([[0, [9]]]), new Map([[9, '#9']])],
+    ]);
+  });
+
+  it('10,000 operators in 2,501 parts: the files add up to less than 1.5 x the source + 2 KB per part, every table valid', () => {
+    const source = write(alternatingChainModel({ operators: 10_000, run: 4, firstRunShortBy: 2, originTables: true }));
+    const { prepared, plan } = planOf(read(source, 'chain.circle'), mulOnNpu, 'chain.circle');
+    expect(plan.parts.length).toBe(2501);
+    const files = writePartition(prepared, plan, { sourceBytes: source }).files;
+    const total = files.reduce((a, f) => a + f.bytes.length, 0);
+    expect(total).toBeLessThan(1.5 * source.length + 2048 * plan.parts.length);
+    // each part: its op table names exactly the sources its source table holds, with the source
+    // model's names (this source carries op k -> source k named after op k's output)
+    const bad: string[] = [];
+    plan.parts.forEach((part, i) => {
+      const m = read(files[i]!.bytes, part.fileName);
+      const opTable = decodeOpTable(metadata(m, OP_TABLE_NAME)!);
+      const sourceTable = decodeSourceTable(metadata(m, SOURCE_TABLE_NAME)!);
+      const expected = new Map(part.operators.map((op) => [op, prepared.nodeNames[op]!]));
+      const named = new Set([...(opTable?.values() ?? [])].flat());
+      if (!sourceTable || !opTable || [...named].some((id) => !sourceTable.has(id)) || JSON.stringify([...sourceTable]) !== JSON.stringify([...expected])) bad.push(part.fileName);
+    });
+    expect(bad).toEqual([]);
+  });
 });
 
 /** Every test.lst entry we hold, plus our own .part files: chained parts reproduce the source. */

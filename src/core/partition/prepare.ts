@@ -39,7 +39,13 @@ export interface PreparedModel {
   opcodeNames: string[];
   /** per operator: luci node name = name of its first output tensor */
   nodeNames: string[];
-  /** per operator: true for luci's multi-output node types (or several outputs) */
+  /**
+   * per operator: true for luci's multi-output node types (`IsMultiOutputNode` of
+   * PartitionPGroups.cpp; a custom op even with one output) and for any other operator with
+   * several outputs (BidirectionalSequenceLSTM, ..., which circle-partitioner does not support).
+   * Their outputs are luci `*Out` nodes: part outputs of the operator's part, and of the default
+   * group in the merge's `group_of` (algorithm.ts `inputGroup`).
+   */
   multiOutput: Uint8Array;
   /** per operator, CSR: boundary input tensors (graph inputs or operator outputs) in argument order, deduplicated */
   inStart: Int32Array;

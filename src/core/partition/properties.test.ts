@@ -38,10 +38,41 @@ const arbCase = fc
     return { model: synthModel({ inputs, ops }), text };
   });
 
+/**
+ * The same with multi-output operators (SPLIT, 1 to 3 outputs, any output read): structure only,
+ * the shapes are not SPLIT's, so these models are partitioned but not run.
+ */
+const arbMultiCase = fc
+  .record({
+    inputs: fc.integer({ min: 1, max: 3 }),
+    n: fc.integer({ min: 1, max: 24 }),
+    seeds: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat(), fc.nat()), { minLength: 24, maxLength: 24 }),
+    defaultBackend: fc.constantFrom(...BACKENDS),
+  })
+  .map(({ inputs, n, seeds, defaultBackend }) => {
+    const ops: SynthOp[] = [];
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const [a, b, c, d, e] = seeds[i]!;
+      const arg = (r: number): SynthArg => {
+        const k = r % (inputs + i + 1);
+        if (k < inputs) return { input: k };
+        if (k === inputs + i) return { const: 0.25 };
+        const op = k - inputs;
+        return { op, output: (r >>> 8) % (ops[op]!.outputs ?? 1) };
+      };
+      const split = e % 3 === 0;
+      ops.push(split ? { code: BuiltinOperator.SPLIT, args: [arg(b)], outputs: 1 + ((e >>> 2) % 3) } : { code: CODES[a % CODES.length]!, args: [arg(b), arg(c)] });
+      if (d % 4 !== 0) lines.push(`op${i}=${BACKENDS[d % BACKENDS.length]}`);
+    }
+    const text = `[partition]\nbackends=${BACKENDS.join(',')}\ndefault=${defaultBackend}\ncomply=opname\n[OPNAME]\n${lines.join('\n')}\n`;
+    return { model: synthModel({ inputs, ops }), text };
+  });
+
 describe('partition properties (fast-check)', () => {
   it('every operator lands in exactly one part, on its own backend', () => {
     fc.assert(
-      fc.property(arbCase, ({ model, text }) => {
+      fc.property(fc.oneof(arbCase, arbMultiCase), ({ model, text }) => {
         const prepared = preparePartition(model, 'm.circle');
         const table = parsePart(text, 'm.part', { model: prepared }).table!;
         const plan = partition(prepared, table);
@@ -62,7 +93,7 @@ describe('partition properties (fast-check)', () => {
 
   it('every part input is a source input or an output of an earlier part', () => {
     fc.assert(
-      fc.property(arbCase, ({ model, text }) => {
+      fc.property(fc.oneof(arbCase, arbMultiCase), ({ model, text }) => {
         const prepared = preparePartition(model, 'm.circle');
         const plan = partition(prepared, parsePart(text, 'm.part', { model: prepared }).table!);
         // only a part's first operator reads other parts (later members read inside the part), so
@@ -95,7 +126,7 @@ describe('partition properties (fast-check)', () => {
 
   it('the fast merge equals a literal transcription of merge_pgroups on random graphs', () => {
     fc.assert(
-      fc.property(arbCase, ({ model, text }) => {
+      fc.property(fc.oneof(arbCase, arbMultiCase), ({ model, text }) => {
         const prepared = preparePartition(model, 'm.circle');
         const table = parsePart(text, 'm.part', { model: prepared }).table!;
         const plan = partition(prepared, table);
@@ -138,7 +169,12 @@ function naivePartition(prepared: ReturnType<typeof preparePartition>, defaultBa
     pgroups.push(g);
     pgroupOfOp.set(i, g);
   }
-  const groupOf = (t: number) => (prepared.producer[t]! >= 0 ? backend[prepared.producer[t]!]! : defaultBackend);
+  // node2group: a graph input and every *Out node of a multi-output op are the default group
+  // (produce_pgroups visits the Out nodes after their op and records them as virtual nodes)
+  const groupOf = (t: number) => {
+    const p = prepared.producer[t]!;
+    return p >= 0 && !prepared.multiOutput[p] ? backend[p]! : defaultBackend;
+  };
   const pgroupOf = (t: number) => (prepared.producer[t]! >= 0 ? pgroupOfOp.get(prepared.producer[t]!)! : null);
   const isInputOf = (a: G, b: G) => a.outputs.some((o) => b.inputs.includes(o));
   const isInputSame = (p: G) => {
