@@ -324,11 +324,11 @@ function decodeDla(r: TaskReader, task: TaskListEntry, index: number): DlaTask {
 
   const listAt = (field: string, role: string, stride: number, count: number) => {
     const idx = valueOf(nd, field);
-    if (idx === undefined || idx < 0 || count === 0) return null;
+    if (idx === undefined || idx < 0) return null;
     const got = r.list(task, idx, role, `${path}.${role.replace(/ /g, '_')}`);
     if (!got) return null;
     out.lists.push(got.loc);
-    if (got.loc.available < stride * count) {
+    if (count > 0 && got.loc.available < stride * count) {
       r.mark(`${path}.${role.replace(/ /g, '_')}`, `the ${role} holds ${Math.floor(got.loc.available / stride)} of the ${count} entries the network descriptor declares (${got.loc.available} bytes in blob "${got.loc.location.blob}")`, 'truncated');
     }
     return got;

@@ -1,0 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { read } from './src/core/loadable/read';
+import { decodeTasks } from './src/core/loadable/tasks';
+import { inspectJson, dumpText } from './src/core/loadable/inspect';
+import { slotGraph } from './src/core/loadable/slot-graph';
+import { memoryMap } from './src/core/loadable/memory-map';
+const f = process.argv[2]!;
+const d = decodeTasks(read(new Uint8Array(readFileSync(f)), f.split('/').pop()!));
+console.log(JSON.stringify(inspectJson(d)));
+const t = dumpText(d);
+console.log(t.split('\n').length, 'lines');
+console.log(t.split('\n').filter(x => /slot\[0\]|slot\[1\]\.surf|task\[1\]/.test(x)).slice(0, 80).join('\n'));
+const g = slotGraph(d); console.log(g.nodes.length, g.edges.map(e => `${g.nodes[e.from]!.label}->${g.nodes[e.to]!.label}:${e.label}`).join('; '));
+for (const m of memoryMap(d)) console.log(m.label, m.role, m.usedBytes, m.regions.map(r => `${r.offset}+${r.size} ${r.blobs} ${r.descriptors} ${r.uses.map(u => `${u.op.engine}${u.op.slot}.${u.surface}:${u.role}`)}`).join(' | '));
