@@ -470,6 +470,8 @@ export interface DecodedField {
 
 export interface DecodedStruct {
   struct: string;
+  /** the layout it was decoded with (the diff re-reads the other file's bytes with it) */
+  spec: StructSpec;
   /** blob the bytes came from (null when they could not be located) */
   blob: string | null;
   /** byte offset of the struct inside that blob */
@@ -547,7 +549,7 @@ export function decodeStruct(spec: StructSpec, bytes: Uint8Array, offset: number
   const avail = bytes.byteLength;
   const fields = new Array<DecodedField>(spec.fields.length);
   for (let i = 0; i < fields.length; i++) fields[i] = decodeField(view, avail, offset, spec.fields[i]!);
-  const out: DecodedStruct = { struct: spec.name, blob, offset, size: spec.size, fields };
+  const out: DecodedStruct = { struct: spec.name, spec, blob, offset, size: spec.size, fields };
   if (offset + spec.size > avail) {
     out.damage = `${spec.name} needs ${spec.size} bytes at offset ${offset} but ${blob ? `blob "${blob}"` : 'the data'} ends at ${avail}`;
   }

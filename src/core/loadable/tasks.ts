@@ -491,3 +491,41 @@ export function allOps(d: DecodedLoadable): (OpSlot | EmuOp)[] {
   }
   return out;
 }
+
+/** A decoded descriptor and what it describes. */
+export interface DescriptorRef {
+  struct: DecodedStruct;
+  task: number;
+  /** op slot (DLA) or op (EMU) number; null for network descriptors and LUTs */
+  slot: number | null;
+  /** engine of the slot (CONV, ..., EMU), null otherwise */
+  engine: string | null;
+  /** `network_desc`, `common`, `op`, `surface`, `lut[0]`, `buffers` */
+  role: string;
+  /** `task[0].slot[3].op` */
+  path: string;
+}
+
+/** Every decoded descriptor of every task, with what it describes. */
+export function allDescriptors(d: DecodedLoadable): DescriptorRef[] {
+  const out: DescriptorRef[] = [];
+  for (const t of d.tasks) {
+    const p = `task[${t.index}]`;
+    if (t.kind === 'other') continue;
+    if (t.network) out.push({ struct: t.network, task: t.index, slot: null, engine: null, role: 'network_desc', path: `${p}.network_desc` });
+    if (t.kind === 'DLA') {
+      for (const s of t.slots) {
+        for (const [role, st] of [['common', s.common], ['op', s.op], ['surface', s.surface]] as const) {
+          if (st) out.push({ struct: st, task: t.index, slot: s.slot, engine: s.engine, role, path: `${p}.slot[${s.slot}].${role}` });
+        }
+      }
+      t.luts.forEach((l, i) => out.push({ struct: l, task: t.index, slot: null, engine: null, role: `lut[${i}]`, path: `${p}.lut[${i}]` }));
+    } else {
+      for (const o of t.ops) {
+        out.push({ struct: o.op, task: t.index, slot: o.slot, engine: 'EMU', role: 'op', path: `${p}.op[${o.slot}].op` });
+        if (o.buffers) out.push({ struct: o.buffers, task: t.index, slot: o.slot, engine: 'EMU', role: 'buffers', path: `${p}.op[${o.slot}].buffers` });
+      }
+    }
+  }
+  return out;
+}
