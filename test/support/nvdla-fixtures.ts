@@ -1,8 +1,9 @@
 /** The NVDLA fixtures of test/fixtures/nvdla (see its README), for tests and benches. */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const NVDLA_FIXTURES = join(__dirname, '..', 'fixtures', 'nvdla');
+export const NVDLA_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'nvdla');
 export const GOLDEN_DIR = join(NVDLA_FIXTURES, 'golden');
 export const FLATBUF_DIR = join(NVDLA_FIXTURES, 'flatbufs');
 
