@@ -42,6 +42,8 @@ import {
 } from './names';
 
 export const LOADABLE_IDENTIFIER = 'NVDA';
+/** identifiers of the other FlatBuffers formats the studio reads (circle, TFLite) */
+const OTHER_IDENTIFIERS = ['CIR0', 'TFL3'];
 /** Damage entries kept per file; the rest are counted in one final entry. */
 export const MAX_DAMAGE = 500;
 
@@ -60,7 +62,9 @@ function identifierOf(bytes: Uint8Array): string {
  * decides (`.nvdla`, `*_fbuf`).
  */
 export function detect(bytes: Uint8Array, name?: string): boolean {
-  if (identifierOf(bytes) === LOADABLE_IDENTIFIER) return true;
+  const ident = identifierOf(bytes);
+  if (ident === LOADABLE_IDENTIFIER) return true;
+  if (OTHER_IDENTIFIERS.includes(ident)) return false;
   if (bytes.length === 0) return name !== undefined && /(\.nvdla|_fbuf)$/i.test(name);
   if (bytes.length < 24) return false;
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
