@@ -6,7 +6,7 @@ export type { DecodedLoadable, DecodedTask, DlaTask, EmuTask, OpSlot, EmuOp, Sur
 export { slotGraph } from './slot-graph';
 export { memoryMap } from './memory-map';
 export type { MemoryArea, MemoryRegion } from './memory-map';
-export { inspectJson, dumpText } from './inspect';
+export { inspectJson, dumpText, inspectLoadable, dumpLoadable } from './inspect';
 export type { InspectLoadableJson } from './inspect';
 export { diffLoadables, diffText } from './diff';
 export type { LoadableDiff, SectionDiff, Difference } from './diff';

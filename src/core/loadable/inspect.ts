@@ -22,7 +22,8 @@ import {
   type EnumTable,
 } from './names';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
-import type { DecodedLoadable, SurfaceUse } from './tasks';
+import { decodeTasks, type DecodedLoadable, type SurfaceUse } from './tasks';
+import { read } from './read';
 
 export interface InspectTask {
   id: number;
@@ -234,4 +235,14 @@ export function dumpText(d: DecodedLoadable): string {
   out.push('', `# damage (${d.damage.length})`);
   for (const x of d.damage) out.push(`damage ${x.path || '(file)'}${x.offset !== undefined ? ` @${x.offset}` : ''} = ${x.kind}: ${x.message}`);
   return out.join('\n') + '\n';
+}
+
+/** `inspect X.nvdla --json` in one call: read, decode, summarise (never throws past the root). */
+export function inspectLoadable(bytes: Uint8Array, file: string): InspectLoadableJson {
+  return inspectJson(decodeTasks(read(bytes, file)));
+}
+
+/** `inspect X.nvdla --dump` in one call. */
+export function dumpLoadable(bytes: Uint8Array, file: string): string {
+  return dumpText(decodeTasks(read(bytes, file)));
 }
