@@ -101,8 +101,9 @@ try {
 
   const inProcess = (x: string, y: string) => {
     const t0 = performance.now();
-    const bx = new Uint8Array(readFileSync(x));
-    const by = new Uint8Array(readFileSync(y));
+    const view = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    const bx = view(readFileSync(x));
+    const by = view(readFileSync(y));
     const t1 = performance.now();
     const d = diffLoadables(read(bx, 'a'), read(by, 'b'));
     return { files: t1 - t0, ms: performance.now() - t1, equivalent: d.equivalent };

@@ -23,7 +23,9 @@ export const EXIT_DIFFERENT = 1;
 
 function open(path: string): Loadable {
   const file = basename(path);
-  const bytes = new Uint8Array(readFileSync(path));
+  const buf = readFileSync(path);
+  // a view of the Buffer, not a copy (a copy doubles the memory the process must touch)
+  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   if (bytes.length > 0 && !detect(bytes, file)) {
     throw new FormatError({ kind: 'unsupported', file, offset: 0, message: 'not an NVDLA loadable (no NVDA identifier, and the root table does not look like one)' });
   }
