@@ -136,10 +136,15 @@ const MAX_KEPT_RANGES = 10_000;
 function differingRanges(a: Uint8Array, b: Uint8Array): { ranges: [number, number][]; bytes: number; more: number } {
   const ranges: [number, number][] = [];
   const n = Math.min(a.length, b.length);
+  const va = new DataView(a.buffer, a.byteOffset, a.byteLength);
+  const vb = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let bytes = 0;
   let more = 0;
   let i = 0;
   while (i < n) {
+    // skip equal stretches 4 bytes at a time
+    while (i + 4 <= n && va.getUint32(i, true) === vb.getUint32(i, true)) i += 4;
+    if (i >= n) break;
     if (a[i] === b[i]) {
       i++;
       continue;
