@@ -595,9 +595,20 @@ export function valueOf(s: DecodedStruct | DecodedField, path: string): number |
   return member(s, path)?.value;
 }
 
-/** The exact decimal of a scalar (`-1`, `127`, `18446744073709551615`). */
+/** The shortest decimal that reads back as the same float32 (`0.1811`, not `0.181099995970726`). */
+function float32Text(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  for (let p = 1; p <= 9; p++) {
+    const t = Number(v.toPrecision(p));
+    if (Math.fround(t) === v) return String(t);
+  }
+  return String(v);
+}
+
+/** The exact decimal of a scalar (`-1`, `127`, `18446744073709551615`, `0.1811`). */
 export function scalarText(x: DecodedField): string {
-  return x.text ?? String(x.value);
+  if (x.text !== undefined) return x.text;
+  return x.type === 'f32' && x.value !== undefined ? float32Text(x.value) : String(x.value);
 }
 
 /** `12 (A8B8G8R8)`, `-1`, `3 (?)` for an enum without a name. */
