@@ -12,6 +12,10 @@ import { dumpText, inspectJson } from './inspect';
 import { decodeTasks } from './tasks';
 import type { Loadable } from './model';
 import { flatbufBytes, goldenBytes } from '../../../test/support/nvdla-fixtures';
+import { buildFindIndex, find } from '../graph/find';
+import { packGraph, unpackGraph } from '../graph/pack';
+import { layoutInputFor } from '../graph/size';
+import { layout } from '../graph/layout';
 
 const LENET = 'lenet-b1-nv_full-int8-fast-math';
 const open = (bytes: Uint8Array, name: string) => openLoadable([{ name, bytes }]);
@@ -40,6 +44,21 @@ describe('LeNet int8 (notes 3.6) as a document', () => {
     expect(edge(1, 2)).toBe('OP_COMPLETED');
     // the EMU task waits for event 1, which task 0's SIGNAL (event 0) matches: last SDP -> softmax
     expect(g.edges.filter((e) => e.to === 10).map((e) => [e.from, e.name])).toEqual([[9, 'event']]);
+  });
+
+  it('works with find, the packed form and the layout like any model graph', () => {
+    const ix = buildFindIndex(g);
+    expect(find(ix, '[conv]').results.map((r) => r.node)).toEqual([0, 3, 6, 8]);
+    expect(find(ix, 'x1_op.act=relu').results.map((r) => r.node)).toEqual([7]);
+    expect(find(ix, 'pool_mode=MAX').results.map((r) => r.node)).toEqual([2, 5]);
+    expect(find(ix, 'kernel_height_csc>1').results.map((r) => r.node)).toEqual([0, 3, 6]); // conv1, conv2, ip1 (4x4 input); not ip2
+    expect(find(ix, '"memory 3 +0"').results.map((r) => r.node)).toEqual([0]); // a surface port label
+    const back = unpackGraph(packGraph(g));
+    expect(back.nodes.map((n) => [n.id, n.type, n.category])).toEqual(g.nodes.map((n) => [n.id, n.type, n.category]));
+    expect(back.edges.map((e) => [e.from, e.to, e.label])).toEqual(g.edges.map((e) => [e.from, e.to, e.label]));
+    const placed = layout(layoutInputFor(g), { direction: 'TB' });
+    expect(placed.x.length).toBe(11);
+    expect([...placed.x, ...placed.y].every(Number.isFinite)).toBe(true);
   });
 
   it('node details: descriptors field by field and resolved addresses', () => {

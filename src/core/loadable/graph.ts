@@ -7,7 +7,7 @@
 import type { Graph, GraphAttribute, GraphNode, GraphPort, NodeCategory } from '../graph/model';
 import { slotGraph } from './slot-graph';
 import { allOps, type DecodedLoadable, type EmuOp, type OpSlot, type SurfaceUse } from './tasks';
-import { formatScalar, leaves, type DecodedStruct } from './structs';
+import { leaves, scalarText, type DecodedStruct } from './structs';
 
 export const SLOT_GRAPH_ID = 'slots';
 
@@ -45,7 +45,9 @@ function attributes(op: OpSlot | EmuOp): GraphAttribute[] {
   if (desc) {
     for (const { path, field } of leaves(desc.fields)) {
       if (/(^|\.)reserved/.test(path)) continue;
-      out.push({ name: path, value: formatScalar(field), type: field.enumName !== undefined ? 'enum' : field.type.startsWith('f') ? 'float' : 'int' });
+      // enum fields by name, so find can ask for `x1_op.act=RELU`; numbers plain (`conv_stride_x>1`)
+      const value = field.missing ? '(missing)' : (field.enumName ?? scalarText(field));
+      out.push({ name: path, value, type: field.enumName !== undefined ? 'enum' : field.type === 'f32' ? 'float' : 'int' });
     }
   }
   return out;
