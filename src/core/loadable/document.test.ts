@@ -224,6 +224,15 @@ describe('damaged loadables open with marks', () => {
     expect(t.slots.every((s) => s.op !== null)).toBe(true);
   });
 
+  it('a firmware version it does not know: read with the 0.12 layout, and said so', () => {
+    const l = { ...base, blobs: base.blobs.map((b) => (b.name === 'task-0-addr0' ? { ...b, version: { major: 0, minor: 13, sub_minor: 0 } } : b)) };
+    const doc = open(write(l), 'v13.nvdla');
+    expect(doc.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', path: 'task[0].network_desc', message: 'firmware 0.13.0 (blob "task-0-addr0") is not a version NPU Studio knows: read with the 0.12 layout (32-byte data cubes)' }),
+    ]);
+    expect(doc.loadable().firmware).toBe('0.13');
+  });
+
   it('a file cut in the middle keeps every list it still holds', () => {
     const bytes = goldenBytes(LENET);
     const d = decodeTasks(read(bytes.subarray(0, bytes.length - 2000), 'cut.nvdla'));

@@ -16,6 +16,7 @@
  */
 import type { BlobEntry, Damage, Loadable, TaskListEntry } from './model';
 import { DLA_ENGINES, DLA_EVENT, EMU_OP_TYPE, INTERFACE, enumName } from './names';
+import { MAX_DAMAGE } from './read';
 import {
   DLA_COMMON_OP_DESC,
   DLA_COMMON_STRIDE,
@@ -165,13 +166,15 @@ const versionText = (b: BlobEntry) => `${b.version.major}.${b.version.minor}.${b
 class TaskReader {
   readonly blobByName = new Map<string, BlobEntry>();
   readonly damage: Damage[] = [];
+  dropped = 0;
 
   constructor(readonly l: Loadable) {
     for (const b of l.blobs) if (!this.blobByName.has(b.name)) this.blobByName.set(b.name, b);
   }
 
   mark(path: string, message: string, kind: Damage['kind'] = 'corrupt'): void {
-    if (this.damage.length < 500) this.damage.push({ kind, path, message });
+    if (this.damage.length < MAX_DAMAGE) this.damage.push({ kind, path, message });
+    else this.dropped++;
   }
 
   /**
@@ -293,15 +296,15 @@ function cubeUses(r: TaskReader, task: TaskListEntry, opType: number, surface: D
   return out;
 }
 
-function dlaLayoutFor(blob: BlobEntry | undefined): { layouts: DlaLayouts; firmware: string | null; note: string } {
-  if (!blob) return { layouts: DLA_LAYOUTS_0_12, firmware: null, note: 'no network descriptor blob: read with the 0.12 layout (32-byte data cubes)' };
+function dlaLayoutFor(blob: BlobEntry | undefined): { layouts: DlaLayouts; firmware: string | null; note: string; known: boolean } {
+  if (!blob) return { layouts: DLA_LAYOUTS_0_12, firmware: null, note: 'no network descriptor blob: read with the 0.12 layout (32-byte data cubes)', known: false };
   const v = blob.version;
   const fw = versionText(blob);
   if (v.major === 0 && (v.minor === 10 || v.minor === 11)) {
-    return { layouts: DLA_LAYOUTS_0_10, firmware: fw, note: `firmware ${fw} (blob "${blob.name}"): 28-byte data cubes without offset` };
+    return { layouts: DLA_LAYOUTS_0_10, firmware: fw, note: `firmware ${fw} (blob "${blob.name}"): 28-byte data cubes without offset`, known: true };
   }
-  if (v.major === 0 && v.minor === 12) return { layouts: DLA_LAYOUTS_0_12, firmware: fw, note: `firmware ${fw} (blob "${blob.name}"): 32-byte data cubes` };
-  return { layouts: DLA_LAYOUTS_0_12, firmware: fw, note: `firmware ${fw} (blob "${blob.name}") is not a version NPU Studio knows: read with the 0.12 layout (32-byte data cubes)` };
+  if (v.major === 0 && v.minor === 12) return { layouts: DLA_LAYOUTS_0_12, firmware: fw, note: `firmware ${fw} (blob "${blob.name}"): 32-byte data cubes`, known: true };
+  return { layouts: DLA_LAYOUTS_0_12, firmware: fw, note: `firmware ${fw} (blob "${blob.name}") is not a version NPU Studio knows: read with the 0.12 layout (32-byte data cubes)`, known: false };
 }
 
 function decodeDla(r: TaskReader, task: TaskListEntry, index: number): DlaTask {
@@ -315,6 +318,7 @@ function decodeDla(r: TaskReader, task: TaskListEntry, index: number): DlaTask {
   out.firmware = layout.firmware;
   out.cubeSize = layout.layouts.cubeSize;
   out.layoutNote = layout.note;
+  if (!layout.known && net) r.mark(`${path}.network_desc`, layout.note, 'unsupported');
   if (!net) return out;
   out.lists.push(net.loc);
   const nd = r.struct(decodeStruct(DLA_NETWORK_DESC, net.bytes, net.loc.location.blobOffset, net.loc.location.blob), `${path}.network_desc`);
@@ -479,6 +483,7 @@ export function decodeTasks(l: Loadable): DecodedLoadable {
   });
   const dla = tasks.find((t): t is DlaTask => t.kind === 'DLA' && t.firmware !== null);
   const firmware = dla ? dla.firmware!.split('.').slice(0, 2).join('.') : null;
+  if (r.dropped) r.damage.push({ kind: 'limit', path: '', message: `${r.dropped} more damaged places in the tasks are not listed` });
   return { loadable: l, tasks, firmware, damage: [...l.damage, ...r.damage] };
 }
 
