@@ -12,10 +12,11 @@ import { FormatError } from './errors';
 import { documentSummary, type DocumentServices, type FormatEntry, type OpenedDocument, type SourceFile } from './format';
 import { circleFormat } from './circle/format';
 import { systraceFormat } from './systrace/format';
+import { nvdlaFormat } from './loadable/format';
 
 export type { OpenedDocument, SourceFile, NodeDetails, Capability, DocumentSummary, DocumentCounts } from './format';
 
-export const formats: readonly FormatEntry[] = [circleFormat, systraceFormat];
+export const formats: readonly FormatEntry[] = [circleFormat, systraceFormat, nvdlaFormat];
 
 /** The registry entry that reads this file set, or a FormatError naming what was given. */
 export function detectFormat(files: SourceFile[]): FormatEntry {
