@@ -12,7 +12,9 @@
  *
  * Each figure is the median wall time of ROUNDS runs (minimum beside it). The rounds interleave
  * all the commands, so that on a shared machine each sees the same load; the load average is
- * printed with the table. Targets (issue 10): `npu-studio systrace` at most half of AOSP's
+ * printed with the table. Beside the wall time, the process's CPU time (user + system, from bash's
+ * `times` around a second run of the same command in the same round): on a loaded machine wall
+ * time grows with the queue for the cores, CPU time much less. Targets (issue 10): `npu-studio systrace` at most half of AOSP's
  * process time, `npu-studio --help` under 100 ms.
  * Run with `npm run bench -- cli` (or `npx tsx bench/cli.ts`).
  */
@@ -41,7 +43,15 @@ interface Case {
   /** what stdout must be (checked on every run) */
   expect?: string;
   times: number[];
+  cpu: number[];
   failure?: string;
+}
+
+/** user + system CPU ms of the command as a process (bash's `times`: its children's line), or NaN */
+function cpuOf(cmd: string, args: string[]): number {
+  const r = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; times', 'bash', cmd, ...args], { encoding: 'utf8', cwd: ROOT });
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(r.stdout.trim().split('\n')[1] ?? '');
+  return m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
 }
 
 function median(xs: number[]): number {
@@ -68,12 +78,12 @@ if (!help.startsWith('usage: npu-studio')) {
 
 const node = process.execPath;
 const cases: Case[] = [
-  { label: '`node -e 0` (bare Node start-up)', group: 'help', cmd: node, args: ['-e', '0'], expect: '', times: [] },
-  { label: '**`npu-studio --help`** (bundle)', group: 'help', cmd: BIN, args: ['--help'], expect: help, times: [] },
-  { label: '`npu-studio --help` through tsx (the bin before the bundle)', group: 'help', cmd: node, args: ['--input-type=module', '-e', TSX_BIN, '--', '--help'], expect: help, times: [] },
-  { label: '`npx npu-studio --help`', group: 'help', cmd: 'npx', args: ['--no-install', 'npu-studio', '--help'], expect: help, times: [] },
-  { label: '**`npu-studio systrace omr1.html`** (bundle)', group: 'systrace', cmd: BIN, args: ['systrace', html], expect: expected, times: [] },
-  { label: '`npu-studio systrace omr1.html` through tsx', group: 'systrace', cmd: node, args: ['--input-type=module', '-e', TSX_BIN, '--', 'systrace', html], expect: expected, times: [] },
+  { label: '`node -e 0` (bare Node start-up)', group: 'help', cmd: node, args: ['-e', '0'], expect: '', times: [], cpu: [] },
+  { label: '**`npu-studio --help`** (bundle)', group: 'help', cmd: BIN, args: ['--help'], expect: help, times: [], cpu: [] },
+  { label: '`npu-studio --help` through tsx (the bin before the bundle)', group: 'help', cmd: node, args: ['--input-type=module', '-e', TSX_BIN, '--', '--help'], expect: help, times: [], cpu: [] },
+  { label: '`npx npu-studio --help`', group: 'help', cmd: 'npx', args: ['--no-install', 'npu-studio', '--help'], expect: help, times: [], cpu: [] },
+  { label: '**`npu-studio systrace omr1.html`** (bundle)', group: 'systrace', cmd: BIN, args: ['systrace', html], expect: expected, times: [], cpu: [] },
+  { label: '`npu-studio systrace omr1.html` through tsx', group: 'systrace', cmd: node, args: ['--input-type=module', '-e', TSX_BIN, '--', 'systrace', html], expect: expected, times: [], cpu: [] },
 ];
 
 // AOSP's parser, when it is present
@@ -84,8 +94,8 @@ const [python, pythonRelease] = probe.status === 0 ? probe.stdout.trim().split('
 const aosp = !!script && existsSync(script) && !!pythonRelease;
 if (aosp) {
   cases.push(
-    { label: '`python3 -c pass` (bare Python start-up)', group: 'help', cmd: python!, args: ['-c', 'pass'], expect: '', times: [] },
-    { label: "**AOSP's `parse_systrace.py omr1.html`**", group: 'systrace', cmd: python!, args: [script, html], expect: expected, times: [] },
+    { label: '`python3 -c pass` (bare Python start-up)', group: 'help', cmd: python!, args: ['-c', 'pass'], expect: '', times: [], cpu: [] },
+    { label: "**AOSP's `parse_systrace.py omr1.html`**", group: 'systrace', cmd: python!, args: [script, html], expect: expected, times: [], cpu: [] },
   );
 }
 
@@ -99,7 +109,10 @@ try {
       const ms = performance.now() - t0;
       if (r.error || r.status !== 0) c.failure = r.error ? r.error.message : `exit ${r.status}: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`;
       else if (c.expect !== undefined && r.stdout !== c.expect) c.failure = `its output differs from ${c.group === 'systrace' ? OMR1_EXPECTED_PATH : 'the bundle\'s --help'}`;
-      else c.times.push(ms);
+      else {
+        c.times.push(ms);
+        c.cpu.push(cpuOf(c.cmd, c.args));
+      }
     }
   }
 } finally {
@@ -114,14 +127,14 @@ const aospMs = med(aospCase);
 
 console.log('## Command line: the installed `npu-studio` as a whole process\n');
 console.log(`Median wall time of ${ROUNDS} interleaved rounds (each command spawned, its output checked); load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min) at the end.\n`);
-console.log('| command | median | min | target |');
-console.log('|---|---:|---:|---|');
+console.log('| command | wall, median | wall, min | CPU (user + sys), median | target |');
+console.log('|---|---:|---:|---:|---|');
 for (const c of cases) {
   let target = '';
   if (c === cases[1]) target = `< 100 ms: ${ours.help < 100 ? 'met' : 'NOT met'}`;
   if (c === cases[4]) target = aosp && Number.isFinite(aospMs) ? `<= AOSP / 2 (${fmt(aospMs / 2)}): ${ours.systrace <= aospMs / 2 ? 'met' : 'NOT met'} (${(aospMs / ours.systrace).toFixed(1)}x faster)` : 'AOSP not measured';
-  if (c.failure) console.log(`| ${c.label} | failed: ${c.failure} | | ${target} |`);
-  else console.log(`| ${c.label} | ${fmt(median(c.times))} | ${fmt(Math.min(...c.times))} | ${target} |`);
+  if (c.failure) console.log(`| ${c.label} | failed: ${c.failure} | | | ${target} |`);
+  else console.log(`| ${c.label} | ${fmt(median(c.times))} | ${fmt(Math.min(...c.times))} | ${fmt(median(c.cpu))} | ${target} |`);
 }
 console.log('');
 if (!aosp) {
