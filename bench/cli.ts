@@ -60,7 +60,7 @@ function median(xs: number[]): number {
 }
 
 // the bundle this bench measures must be the sources' (bin would rebuild it inside the first run)
-const stale = bundleStaleness();
+const stale = bundleStaleness(ROOT, 'systrace') ?? bundleStaleness(ROOT);
 if (stale) {
   console.error(`bench/cli: building dist-cli/ first (${stale})`);
   await buildCli();
