@@ -10,13 +10,15 @@
  *   dist-cli/chunks/*.mjs            one chunk per lazily loaded command (esbuild code splitting),
  *                                    named by content hash, so `--help` loads none of them
  *   dist-cli/manifest.json           every input file with its mtime and size at build time, and
- *                                    which of them each command's chunks hold
+ *                                    which of them each command is built from
  *
  * Files are written to a temporary name and renamed, chunks before the entry and the manifest
- * last, so a process starting during a build sees either the old bundle or the new one.
+ * last, so a process starting during a build sees either the old bundle or the new one; chunks of
+ * earlier builds are removed a minute after they were written, not while a process that started
+ * on the old entry may still load them.
  *   node scripts/build-cli.mjs       build (prints the size and time)
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -149,15 +151,17 @@ export async function buildCli(root = ROOT) {
   if (!entry) throw new Error(`esbuild wrote no ${OUT_DIR}/${ENTRY}`);
   writeAtomically(entry.path, entry.contents);
   writeAtomically(join(dir, MANIFEST), JSON.stringify({ built: new Date().toISOString(), esbuild: esbuild.version, ...manifest }) + '\n');
-  // chunks of earlier builds (their names hold the content hash)
+  // chunks of earlier builds (their names hold the content hash), once no run can still need them
   for (const name of readdirSync(join(dir, 'chunks'))) {
     const path = join(dir, 'chunks', name);
-    if (!written.has(path) && !name.endsWith('.tmp')) rmSync(path, { force: true });
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st && !written.has(path) && st.mtimeMs < Date.now() - 60_000) rmSync(path, { force: true });
   }
   return { files: result.outputFiles.map((f) => relative(root, f.path)), bytes, inputs: manifest.files.length, ms: performance.now() - t0 };
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+// run as a script (npm's prepare); argv[1] may be reached through a symlink, this module's URL never is
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
   try {
     const r = await buildCli();
     const js = r.files.filter((f) => f.endsWith('.mjs')).length;
