@@ -6,16 +6,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cookRecipe } from '../core/chef';
 import { describeError } from '../core/errors';
 import { write } from '../core/circle/write';
-import type { Command } from './main';
-import { EXIT_OK, UsageError, parseArgs } from './io';
+import type { Command } from './command';
+import { EXIT_OK, UsageError, parseOptions } from './io';
 
 export const chefCommand: Command = {
   name: 'chef',
   usage: 'npu-studio chef RECIPE OUT.circle',
   async run(argv, io) {
-    const { positional } = parseArgs(argv, [], []);
-    if (positional.length !== 2) throw new UsageError(positional.length < 2 ? 'needs a recipe and an output file' : 'takes exactly two files');
-    const [recipe, out] = positional as [string, string];
+    const { positionals } = parseOptions(argv, {});
+    if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'needs a recipe and an output file' : 'takes exactly two files');
+    const [recipe, out] = positionals as [string, string];
     const text = readFileSync(recipe, 'utf8');
     const { model, diagnostics } = cookRecipe(text, recipe);
     for (const d of diagnostics) io.err(`npu-studio chef: ${d.severity}: ${describeError({ ...d, kind: 'semantic' })}\n`);

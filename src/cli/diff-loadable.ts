@@ -15,7 +15,7 @@ import { detect, read } from '../core/loadable/read';
 import { diffLoadables, diffText } from '../core/loadable/diff';
 import type { Loadable } from '../core/loadable/model';
 import { EXIT_OK, UsageError, type CliIO } from './io';
-import type { Command } from './main';
+import type { Command } from './command';
 
 const USAGE = 'npu-studio diff-loadable A.nvdla B.nvdla [--json]';
 /** the loadables differ (the same code as bad input: either way they are not equivalent) */

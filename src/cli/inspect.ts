@@ -1,129 +1,104 @@
 /**
- * `npu-studio inspect MODEL [--json]`: a summary of a circle (or TFLite) model.
+ * `npu-studio inspect FILE [--json] [--origins] [--dump]`: a summary of any file the studio opens.
+ * The file goes through the same registry as the browser's model worker (core/document.ts
+ * `openDocument`), so inspect reads every format registered there and names the file and place
+ * when none does.
  *
- * --json prints exactly (extra keys may be added, never renamed):
- * {"format":"circle","file":<basename>,"subgraphs":[{"name","operators","tensors","inputs":[names],
- *  "outputs":[names],"opcodes":{"ADD":2,...}}],"metadata":[{"name","size"}]}
- * opcodes are keyed by BuiltinOperator enum name; custom ops by their custom_code.
- * --origins (with --json) adds "origins":{"synthesised":bool,"sources":{"<id>":"<name>"},"ops":{"<op index>":[ids]}}
- * for subgraph 0 (core/origin originsJson); without --json it prints the op table as text.
+ * A format with an `inspect` service prints in its own words (circle: core/circle/inspect.ts,
+ * keys unchanged since the first issue; NVDLA loadables: core/loadable/inspect.ts, and `--dump`
+ * prints every decoded field). Any other format prints the document's generic summary (--json:
+ * GenericInspectJson below): its label, properties, graphs with their sizes, metadata and the
+ * diagnostics found on opening.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { FormatError } from '../core/errors';
-import { detect, read, summarize, operatorType, tensorTypeString } from '../core/circle';
-import type { CircleModel } from '../core/circle/model';
-import type { Command } from './main';
-import { EXIT_OK, UsageError, parseArgs } from './io';
-import { originsJson } from '../core/origin';
+import { openDocument, type OpenedDocument } from '../core/document';
+import type { InspectOptions } from '../core/format';
+import { describeError, type Diagnostic } from '../core/errors';
+import type { Command } from './command';
+import { type CliIO, EXIT_OK, UsageError, parseOptions } from './io';
 
-export interface InspectSubgraph {
-  name: string;
-  operators: number;
-  tensors: number;
-  inputs: string[];
-  outputs: string[];
-  opcodes: Record<string, number>;
-  edges: number;
-}
-
-export interface InspectJson {
-  format: 'circle';
+/** --json of a document that is not a circle model */
+export interface GenericInspectJson {
+  format: string;
   file: string;
-  identifier: string;
-  version: number;
+  /** e.g. `systrace (html)` */
+  label: string;
   description: string;
-  subgraphs: InspectSubgraph[];
+  properties: { name: string; value: string }[];
+  graphs: { id: string; name: string; nodes: number; edges: number }[];
   metadata: { name: string; size: number }[];
-  buffers: { count: number; bytes: number; external: number };
+  diagnostics: Diagnostic[];
 }
 
-export function inspectModel(model: CircleModel, file: string): InspectJson {
-  const summary = summarize(model, file);
+export function inspectDocument(doc: OpenedDocument): GenericInspectJson {
+  const s = doc.summary;
   return {
-    format: 'circle',
-    file,
-    identifier: model.identifier,
-    version: model.version,
-    description: model.description,
-    subgraphs: model.subgraphs.map((sg, i) => {
-      const opcodes: Record<string, number> = {};
-      for (const op of sg.operators) {
-        const type = operatorType(model, op.opcodeIndex);
-        opcodes[type] = (opcodes[type] ?? 0) + 1;
-      }
-      return {
-        name: sg.name,
-        operators: sg.operators.length,
-        tensors: sg.tensors.length,
-        inputs: sg.inputs.map((t) => sg.tensors[t]?.name ?? ''),
-        outputs: sg.outputs.map((t) => sg.tensors[t]?.name ?? ''),
-        opcodes,
-        edges: summary.graphs[i]!.stats.edges,
-      };
-    }),
-    metadata: summary.metadata.map((m) => ({ name: m.name, size: m.size })),
-    buffers: summary.buffers,
+    format: s.format,
+    file: s.file,
+    label: s.formatLabel,
+    description: s.description,
+    properties: s.properties.map((p) => ({ name: p.name, value: p.value })),
+    graphs: s.graphs.map((g) => ({ id: g.id, name: g.name, nodes: g.stats.nodes, edges: g.stats.edges })),
+    metadata: s.metadata.map((m) => ({ name: m.name, size: m.size })),
+    diagnostics: doc.diagnostics,
   };
 }
 
-function text(model: CircleModel, file: string): string {
-  const s = summarize(model, file);
-  const lines: string[] = [`${file}: ${s.formatLabel}`];
-  if (model.description) lines.push(`description: ${model.description}`);
-  model.subgraphs.forEach((sg, i) => {
-    const g = s.graphs[i]!;
-    lines.push('', `subgraph ${i} "${g.name}": ${sg.operators.length} operators, ${sg.tensors.length} tensors, ${g.stats.edges} edges`);
-    const io = (label: string, list: number[]) => {
-      for (const t of list) {
-        const tensor = sg.tensors[t];
-        if (tensor) lines.push(`  ${label} ${tensor.name}: ${tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature)}`);
-      }
-    };
-    io('input ', sg.inputs);
-    io('output', sg.outputs);
-    const counts = new Map<string, number>();
-    for (const op of sg.operators) {
-      const type = operatorType(model, op.opcodeIndex);
-      counts.set(type, (counts.get(type) ?? 0) + 1);
-    }
-    if (counts.size) lines.push(`  operators: ${[...counts].map(([k, n]) => `${k} x${n}`).join(', ')}`);
-  });
+/** diagnostics listed in the text summary; --json lists them all */
+const SHOWN_DIAGNOSTICS = 20;
+
+function describeDiagnostic(d: Diagnostic): string {
+  return `${d.severity}: ${describeError({ ...d, kind: 'semantic' })}`;
+}
+
+function genericText(doc: OpenedDocument): string {
+  const s = doc.summary;
+  const lines: string[] = [`${s.file}: ${s.formatLabel}`];
+  if (s.description) lines.push(`description: ${s.description}`);
+  for (const p of s.properties) lines.push(`  ${p.name}: ${p.value}`);
+  s.graphs.forEach((g, i) => lines.push(`graph ${i} "${g.name}": ${g.stats.nodes} nodes, ${g.stats.edges} edges`));
   if (s.metadata.length) {
     lines.push('', 'metadata:');
     for (const m of s.metadata) lines.push(`  ${m.name} (${m.size} bytes): ${m.preview}`);
   }
-  if (s.signatures.length) {
-    lines.push('', 'signatures:');
-    for (const sig of s.signatures) lines.push(`  ${sig.key || '(default)'} -> subgraph ${sig.subgraph}: ${sig.inputs.map((x) => x.name).join(', ')} -> ${sig.outputs.map((x) => x.name).join(', ')}`);
-  }
-  lines.push('', `buffers: ${s.buffers.count}, ${s.buffers.bytes} bytes inline, ${s.buffers.external} bytes external`);
+  const d = doc.diagnostics;
+  const count = (severity: Diagnostic['severity']) => d.filter((x) => x.severity === severity).length;
+  lines.push('', d.length ? `diagnostics: ${count('error')} error(s), ${count('warning')} warning(s), ${count('info')} note(s)` : 'diagnostics: none');
+  for (const x of d.slice(0, SHOWN_DIAGNOSTICS)) lines.push(`  ${describeDiagnostic(x)}`);
+  if (d.length > SHOWN_DIAGNOSTICS) lines.push(`  ... ${d.length - SHOWN_DIAGNOSTICS} more (--json lists them all)`);
   return lines.join('\n') + '\n';
 }
 
 export const inspectCommand: Command = {
   name: 'inspect',
-  usage: 'npu-studio inspect MODEL [--json] [--origins]',
+  usage:
+    'npu-studio inspect FILE [--json] [--origins] [--dump]\n' +
+    '  FILE: any file the studio opens (circle / TFLite models, NVDLA loadables, systrace captures, ...)\n' +
+    '  --origins: the origin table (circle); --dump: every decoded field, one a line (NVDLA loadables)',
   async run(argv, io) {
-    const { flags, positional } = parseArgs(argv, ['json', 'origins'], []);
-    if (positional.length !== 1) throw new UsageError(positional.length ? 'takes exactly one model file' : 'needs a model file');
-    const path = positional[0]!;
-    const file = basename(path);
+    const { values, positionals } = parseOptions(argv, { json: { type: 'boolean' }, origins: { type: 'boolean' }, dump: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError(positionals.length ? 'takes exactly one file' : 'needs a file');
+    const path = positionals[0]!;
     const bytes = new Uint8Array(readFileSync(path));
-    if (bytes.length > 0 && !detect(bytes, file)) {
-      throw new FormatError({ kind: 'unsupported', file, offset: 4, message: 'not a model format inspect reads (circle or TFLite: identifier CIR0 or TFL3 at bytes 4..8)' });
+    const doc = await openDocument([{ name: basename(path), bytes }]);
+    const inspect = doc.services.inspect;
+    const options: InspectOptions = { origins: values.origins === true };
+    for (const o of ['origins'] as const) {
+      if (options[o] && !inspect?.options.includes(o)) throw new UsageError(`--${o} does not apply to ${doc.summary.file} (${doc.summary.formatLabel})`);
     }
-    const model = read(bytes, file);
-    const origins = flags.has('origins') ? originsJson(model, file) : null;
-    if (flags.has('json')) io.out(JSON.stringify(origins ? { ...inspectModel(model, file), origins } : inspectModel(model, file)) + '\n');
-    else {
-      io.out(text(model, file));
-      if (origins) {
-        const lines = [`\norigins of subgraph 0 (${origins.synthesised ? 'synthesised' : 'from ONE_source_table / ONE_op_table'}):`];
-        for (const [op, ids] of Object.entries(origins.ops)) lines.push(`  ${op}: ${ids.map((id) => `${id} ${origins.sources[String(id)] ?? `#${id}`}`).join(', ')}`);
-        io.out(lines.join('\n') + '\n');
-      }
+    if (values.dump === true) {
+      if (!inspect?.dump) throw new UsageError(`--dump does not apply to ${doc.summary.file} (${doc.summary.formatLabel})`);
+      io.out(inspect.dump());
+      return EXIT_OK;
     }
+    // diagnostics found on opening go to stderr when the format prints its own output, so its --json stays as specified
+    if (inspect) {
+      for (const d of doc.diagnostics) io.err(`npu-studio inspect: ${describeDiagnostic(d)}\n`);
+      io.out(values.json === true ? JSON.stringify(inspect.json(options)) + '\n' : inspect.text(options));
+      return EXIT_OK;
+    }
+    io.out(values.json === true ? JSON.stringify(inspectDocument(doc)) + '\n' : genericText(doc));
     return EXIT_OK;
   },
 };

@@ -3,41 +3,52 @@
  * browser. Exit codes: 0 success, 1 bad input (message names the file and place), 2 usage.
  */
 import { describeError, isFormatError } from '../core/errors';
-import { type CliIO, processIO, EXIT_BAD_INPUT, EXIT_USAGE, UsageError } from './io';
+import type { Command } from './command';
+import { type CliIO, processIO, EXIT_BAD_INPUT, EXIT_OK, EXIT_USAGE, UsageError } from './io';
 
-export interface Command {
-  name: string;
-  usage: string;
-  run(argv: string[], io: CliIO): Promise<number>;
-}
-
-// Each command registers itself here, one line each.
+// Each command registers itself here, one line each; a command's module (and the core it needs)
+// is loaded only when that command runs, so `--help` and every command start fast.
 const loaders: Record<string, () => Promise<Command>> = {
   inspect: async () => (await import('./inspect')).inspectCommand,
   chef: async () => (await import('./chef')).chefCommand,
   systrace: async () => (await import('./systrace')).systraceCommand,
   partition: async () => (await import('./partition')).partitionCommand,
   optimize: async () => (await import('./optimize')).optimizeCommand,
+  'diff-loadable': async () => (await import('./diff-loadable')).diffLoadableCommand,
 };
 
 function usage(): string {
   return [
     'usage: npu-studio <command> [options]',
     '',
-    '  inspect FILE [--json]                 summary of a model (circle)',
+    '  inspect FILE [--json] [--origins] [--dump]   summary of any file the studio opens (models, loadables, systrace captures)',
     '  chef RECIPE OUT.circle                build a circle model from a ONE recipe',
     '  partition --part_file P --input_file M [--work_path W] [--backends a,b] [--default a] [--check]',
+    "  partition P.part M.circle DIR         (circle-partitioner's older positional form)",
     '  optimize IN.circle OUT.circle --passes a,b,...   origin-preserving circle optimizer',
     '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
+    '  diff-loadable A.nvdla B.nvdla [--json]   compare two NVDLA loadables (exit 0 equivalent, 1 different)',
+    '',
+    "`npu-studio COMMAND --help` prints the command's options. Exit codes: 0 success, 1 bad input, 2 usage.",
     '',
   ].join('\n');
 }
 
+/** `--help` or `-h` among a command's arguments (before a `--`, after which all are file names) */
+function asksForHelp(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h') {
+  if (!name) {
     io.err(usage());
-    return name ? 0 : EXIT_USAGE;
+    return EXIT_USAGE;
+  }
+  if (name === '--help' || name === '-h') {
+    io.out(usage());
+    return EXIT_OK;
   }
   const load = loaders[name];
   if (!load) {
@@ -50,6 +61,10 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   } catch (e) {
     io.err(`npu-studio: command '${name}' is not available: ${(e as Error).message}\n`);
     return EXIT_USAGE;
+  }
+  if (asksForHelp(rest)) {
+    io.out(`usage: ${command.usage}\n`);
+    return EXIT_OK;
   }
   try {
     return await command.run(rest, io);

@@ -10,28 +10,29 @@ import { FormatError } from '../core/errors';
 import { detect, read } from '../core/circle/read';
 import { write } from '../core/circle/write';
 import { optimize, PASS_NAMES } from '../core/optimize';
-import type { Command } from './main';
-import { EXIT_OK, UsageError, parseArgs } from './io';
+import type { Command } from './command';
+import { EXIT_OK, UsageError, parseOptions } from './io';
 
 export const optimizeCommand: Command = {
   name: 'optimize',
   usage: `npu-studio optimize IN.circle OUT.circle --passes a,b,... [--no-origins]\n  passes: ${PASS_NAMES.join(', ')}`,
   async run(argv, io) {
-    const { values, flags, positional } = parseArgs(argv, ['no-origins'], ['passes']);
-    if (positional.length !== 2) throw new UsageError(positional.length < 2 ? 'needs an input and an output model' : 'takes exactly two files');
+    const { values, positionals } = parseOptions(argv, { passes: { type: 'string' }, 'no-origins': { type: 'boolean' } });
+    const noOrigins = values['no-origins'] === true;
+    if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'needs an input and an output model' : 'takes exactly two files');
     if (values['passes'] === undefined) throw new UsageError(`needs --passes (known passes: ${PASS_NAMES.join(', ')})`);
     const passes = values['passes'].split(',').map((p) => p.trim()).filter((p) => p.length > 0);
     if (!passes.length) throw new UsageError(`--passes is empty (known passes: ${PASS_NAMES.join(', ')})`);
     const unknown = passes.filter((p) => !PASS_NAMES.includes(p));
     if (unknown.length) throw new UsageError(`unknown pass${unknown.length > 1 ? 'es' : ''} ${unknown.join(', ')} (known passes: ${PASS_NAMES.join(', ')})`);
-    const [input, output] = positional as [string, string];
+    const [input, output] = positionals as [string, string];
     const file = basename(input);
     const bytes = new Uint8Array(readFileSync(input));
     if (bytes.length > 0 && !detect(bytes, file)) {
       throw new FormatError({ kind: 'unsupported', file, offset: 4, message: 'not a circle or TFLite model (identifier CIR0 or TFL3 at bytes 4..8)' });
     }
     const model = read(bytes, file);
-    const result = optimize(model, passes, { file, noOrigins: flags.has('no-origins') });
+    const result = optimize(model, passes, { file, noOrigins });
     // origin table findings (the message names the table and byte offset); the model still optimizes
     for (const d of result.originsBefore.diagnostics) io.err(`npu-studio optimize: ${d.file}: ${d.severity}: ${d.message}${d.path ? ` (${d.path})` : ''}\n`);
     const out = write(result.model);
@@ -46,7 +47,7 @@ export const optimizeCommand: Command = {
     const r = result.removed;
     lines.push(`cleanup: ${r.tensors} tensor(s), ${r.buffers} buffer(s), ${r.opcodes} op code(s) removed`);
     lines.push(
-      `${basename(output)}: ${out.length} bytes, ${before} -> ${after} operators in subgraph 0, ${flags.has('no-origins') ? 'no origin tables' : `origin tables written (${result.originsBefore.kind === 'file' ? "carried on from the input's" : 'the input had none: its origins synthesised as luci imports them'})`}`,
+      `${basename(output)}: ${out.length} bytes, ${before} -> ${after} operators in subgraph 0, ${noOrigins ? 'no origin tables' : `origin tables written (${result.originsBefore.kind === 'file' ? "carried on from the input's" : 'the input had none: its origins synthesised as luci imports them'})`}`,
     );
     io.out(lines.join('\n') + '\n');
     return EXIT_OK;

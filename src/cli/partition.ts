@@ -18,8 +18,8 @@ import { read } from '../core/circle/read';
 import { InterpreterError } from '../core/interp';
 import { parsePart, partition, preparePartition, writePartition, type PartDiagnostic } from '../core/partition';
 import { checkPartition, type CheckPart } from '../core/partition/check';
-import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseArgs, UsageError } from './io';
-import type { Command } from './main';
+import type { Command } from './command';
+import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseOptions, UsageError } from './io';
 
 const USAGE =
   'npu-studio partition --part_file X.part --input_file X.circle [--work_path DIR] [--backends a,b] [--default a] [--check] [--seed N] [--no-origins] [--json-diagnostics]\n' +
@@ -48,26 +48,37 @@ export const partitionCommand: Command = {
   name: 'partition',
   usage: USAGE,
   async run(argv: string[], io: CliIO): Promise<number> {
-    const args = parseArgs(argv, ['check', 'no-origins', 'json-diagnostics', 'version'], ['part_file', 'input_file', 'work_path', 'backends', 'default', 'seed']);
-    if (args.flags.has('version')) {
+    const { values, positionals } = parseOptions(argv, {
+      part_file: { type: 'string' },
+      input_file: { type: 'string' },
+      work_path: { type: 'string' },
+      backends: { type: 'string' },
+      default: { type: 'string' },
+      seed: { type: 'string' },
+      check: { type: 'boolean' },
+      'no-origins': { type: 'boolean' },
+      'json-diagnostics': { type: 'boolean' },
+      version: { type: 'boolean' },
+    });
+    if (values.version === true) {
       io.out('npu-studio partition (circle-partitioner compatible)\n');
       return EXIT_OK;
     }
-    let partFile = args.values.part_file;
-    let inputFile = args.values.input_file;
-    let work = args.values.work_path;
+    let partFile = values.part_file;
+    let inputFile = values.input_file;
+    let work = values.work_path;
     if (partFile === undefined && inputFile === undefined) {
-      if (args.positional.length !== 3) throw new UsageError('needs --part_file and --input_file (or the positional form: PART CIRCLE DIR)');
-      [partFile, inputFile, work] = args.positional as [string, string, string];
+      if (positionals.length !== 3) throw new UsageError('needs --part_file and --input_file (or the positional form: PART CIRCLE DIR)');
+      [partFile, inputFile, work] = positionals as [string, string, string];
     } else {
       if (partFile === undefined) throw new UsageError('--part_file is required');
       if (inputFile === undefined) throw new UsageError('--input_file is required');
-      if (args.positional.length > 0) throw new UsageError(`unexpected argument ${args.positional[0]}`);
+      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     }
     work = work ?? '.';
     let seed = 1;
-    if (args.values.seed !== undefined) {
-      seed = Number(args.values.seed);
+    if (values.seed !== undefined) {
+      seed = Number(values.seed);
       if (!Number.isInteger(seed)) throw new UsageError('--seed needs an integer');
     }
 
@@ -79,9 +90,9 @@ export const partitionCommand: Command = {
     }
     const prepared = preparePartition(model, inputFile);
     const text = new TextDecoder('utf-8').decode(readFileSync(resolveInWorkPath(work, partFile)));
-    const overrides = { ...(args.values.backends !== undefined ? { backends: args.values.backends } : {}), ...(args.values.default !== undefined ? { default: args.values.default } : {}) };
+    const overrides = { ...(values.backends !== undefined ? { backends: values.backends } : {}), ...(values.default !== undefined ? { default: values.default } : {}) };
     const parsed = parsePart(text, partFile, { model: prepared, overrides });
-    if (args.flags.has('json-diagnostics')) io.err(`${JSON.stringify(parsed.diagnostics)}\n`);
+    if (values['json-diagnostics'] === true) io.err(`${JSON.stringify(parsed.diagnostics)}\n`);
     else for (const d of parsed.diagnostics) io.err(`${formatDiagnostic(d)}\n`);
     if (!parsed.table) {
       const errors = parsed.diagnostics.filter((d) => d.severity === 'error').length;
@@ -90,7 +101,7 @@ export const partitionCommand: Command = {
     }
 
     const plan = partition(prepared, parsed.table);
-    const output = writePartition(prepared, plan, { origins: !args.flags.has('no-origins'), sourceBytes: new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength) });
+    const output = writePartition(prepared, plan, { origins: values['no-origins'] !== true, sourceBytes: new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength) });
     for (const f of output.files) writeFileSync(join(work, f.name), f.bytes);
     for (const w of plan.warnings) io.err(`npu-studio partition: warning: ${w}\n`);
     for (const p of plan.parts) {
@@ -98,7 +109,7 @@ export const partitionCommand: Command = {
     }
     io.out(`${plan.parts.length} part(s) written to ${work}\n`);
 
-    if (!args.flags.has('check')) return EXIT_OK;
+    if (values.check !== true) return EXIT_OK;
     const parts: CheckPart[] = plan.parts.map((p) => {
       const bytes = output.files.find((f) => f.name === p.fileName)!.bytes;
       return { file: p.fileName, model: read(bytes, p.fileName), inputs: p.inputs, outputs: p.outputs };

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { describeError } from '../core/errors';
 import { analyse, formatJson, formatStderr, formatText, read } from '../core/systrace';
-import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseArgs, UsageError } from './io';
-import type { Command } from './main';
+import type { Command } from './command';
+import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseOptions, UsageError } from './io';
 
 const USAGE = 'npu-studio systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]';
 
@@ -16,11 +16,16 @@ export const systraceCommand: Command = {
   name: 'systrace',
   usage: USAGE,
   async run(argv: string[], io: CliIO): Promise<number> {
-    const args = parseArgs(argv, ['total-times', 'per-execution', 'json', 'print-detail'], []);
-    if (args.positional.length !== 1) {
-      throw new UsageError(args.positional.length === 0 ? 'the TRACE file is missing' : 'only one TRACE file is accepted');
+    const { values, positionals } = parseOptions(argv, {
+      'total-times': { type: 'boolean' },
+      'per-execution': { type: 'boolean' },
+      json: { type: 'boolean' },
+      'print-detail': { type: 'boolean' },
+    });
+    if (positionals.length !== 1) {
+      throw new UsageError(positionals.length === 0 ? 'the TRACE file is missing' : 'only one TRACE file is accepted');
     }
-    const file = args.positional[0]!;
+    const file = positionals[0]!;
     const bytes = await readFile(file);
     const text = new TextDecoder('utf-8').decode(bytes);
     const trace = read(text, file);
@@ -30,12 +35,12 @@ export const systraceCommand: Command = {
       return EXIT_BAD_INPUT;
     }
     const opts = {
-      totalTimes: args.flags.has('total-times'),
-      perExecution: args.flags.has('per-execution'),
-      printDetail: args.flags.has('print-detail'),
+      totalTimes: values['total-times'] === true,
+      perExecution: values['per-execution'] === true,
+      printDetail: values['print-detail'] === true,
     };
     const analysis = analyse(trace, { detail: opts.printDetail, timeline: false });
-    io.out(args.flags.has('json') ? formatJson(analysis, opts) : formatText(analysis, opts));
+    io.out(values.json === true ? formatJson(analysis, opts) : formatText(analysis, opts));
     io.err(formatStderr(analysis));
     if (analysis.fatal) {
       const f = analysis.fatal;

@@ -83,6 +83,28 @@ export interface ProfileService {
   analysis(): SystraceAnalysis;
 }
 
+/** Options of `npu-studio inspect` that a format may understand (besides --json). */
+export interface InspectOptions {
+  /** circle: the origin table of subgraph 0 */
+  origins?: boolean;
+}
+
+/**
+ * `inspect`: what the command line's `inspect` prints, in the format's own words (each format's
+ * `--json` keys are given by the issue that introduced the format: add keys, never rename). A
+ * format without this service gets the generic summary (`summary` and diagnostics).
+ */
+export interface InspectService {
+  /** the `inspect` options this format understands, e.g. `origins` (circle); others are usage errors */
+  options: readonly (keyof InspectOptions)[];
+  /** `inspect --json` */
+  json(options: InspectOptions): unknown;
+  /** `inspect` as text */
+  text(options: InspectOptions): string;
+  /** `inspect --dump`: every decoded field, one a line (formats that have descriptors to dump) */
+  dump?(): string;
+}
+
 /** Capability name -> its service. The keys are the capabilities. */
 export interface DocumentServices {
   graph: GraphService;
@@ -90,12 +112,13 @@ export interface DocumentServices {
   origins: OriginsService;
   optimize: OptimizeService;
   profile: ProfileService;
+  inspect: InspectService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document

@@ -8,6 +8,7 @@ import type { Graph } from '../graph/model';
 import { read } from './read';
 import { write } from './write';
 import { summarize, toGraph } from './graph';
+import { circleInspect } from './inspect';
 import { tensorDetails } from './values';
 import { builtinOperatorName } from './names';
 import { originsOf, sourceName, type Origins } from '../origin/origins';
@@ -95,6 +96,7 @@ export function open(files: SourceFile[]): FormatDocument {
       origins: {
         origins: (graphId) => originsOfSubgraph(subgraphIndexOf(graphId)),
       },
+      inspect: circleInspect(model, main.name, summary),
       optimize: {
         passes: () => [...PASS_NAMES],
         optimize(passes) {

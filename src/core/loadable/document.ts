@@ -16,7 +16,7 @@ import { read } from './read';
 import { decodeTasks, allOps, type DecodedLoadable, type EmuOp, type OpSlot } from './tasks';
 import { SLOT_GRAPH_ID, toGraph } from './graph';
 import { memoryMap, type MemoryArea } from './memory-map';
-import { inspectJson } from './inspect';
+import { dumpText, inspectJson } from './inspect';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
 
 export interface LoadableDocument extends FormatDocument {
@@ -120,10 +120,29 @@ export function openLoadable(files: SourceFile[]): LoadableDocument {
   return {
     summary: summarizeLoadable(decoded, graph),
     diagnostics,
-    services: { graph: graphService },
+    services: {
+      graph: graphService,
+      inspect: {
+        options: [],
+        json: () => inspectJson(decoded),
+        text: () => dumpSummaryText(decoded),
+        dump: () => dumpText(decoded),
+      },
+    },
     loadable: () => decoded,
     memoryMap: () => (areas ??= memoryMap(decoded)),
   };
+}
+
+/** `inspect` as text: the summary's lines (tasks, lists, tensors), the damage found. */
+function dumpSummaryText(d: DecodedLoadable): string {
+  const j = inspectJson(d);
+  const lines = [`${j.file}: NVDLA loadable ${j.version}, interface ${j.interface ?? '(no DLA task)'}, identifier ${j.identifier ?? '(none)'}`];
+  for (const t of j.tasks) lines.push(`  task ${t.id} ${t.interface}: ${t.ops} op${t.ops === 1 ? "" : "s"} (${Object.entries(t.operations ?? t.engines).map(([k, n]) => `${k} ${n}`).join(', ')})`);
+  lines.push(`  memory entries ${j.memory}, addresses ${j.addresses}, events ${j.events}, submits ${j.submits}, blobs ${j.blobs}, relocs ${j.relocs}`);
+  for (const t of j.tensors) lines.push(`  ${t.kind} ${t.name}: ${t.dims.join('x')} ${t.format}`);
+  lines.push(j.damage ? `  ${j.damage} unreadable place(s): see --dump` : '  no damage found');
+  return lines.join('\n') + '\n';
 }
 
 /** The registry's lazy entry point (`./format.ts` loads this module on the first loadable). */
