@@ -1,0 +1,320 @@
+/**
+ * Jobs: one kernel call split into chunks (a range of output rows, column panels, channels or
+ * planes) that any thread can run, all threads sharing one WebAssembly memory. `runChunk` is what
+ * every thread, the calling one included, executes for each chunk it claims from the job board.
+ *
+ * A job is a kind and up to 48 int32 arguments (pointers are byte addresses in the shared
+ * memory; float arguments travel as their bit patterns). GEMM, packing and im2col run in the
+ * WebAssembly module; col2im, pooling and LRN are TypeScript loops over views of the same memory.
+ */
+import { KC, NR, MR, scratchOf, type KernelExports } from './wasm-module';
+
+export const enum JobKind {
+  /** [pa, pb, c, ldc, M, N, K, bias, flags, mPanelsPerChunk, nPanelsPerChunk, mChunks] */
+  Gemm = 1,
+  /** [src, rs, cs, M, K, dst, panelsPerChunk, scale(f32)] */
+  PackA = 2,
+  /** [src, rs, cs, K, N, dst, panelsPerChunk] */
+  PackB = 3,
+  /** [src, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OW, N, dst, panelsPerChunk] */
+  Im2col = 4,
+  /** [col, y, channels, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, H, W, bias, relu, channelsPerChunk] */
+  Col2im = 5,
+  /** [x, y, planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, max(1)/ave(0), planesPerChunk] */
+  Pool = 6,
+  /** [x, y, batch, C, H, W, size, across(1)/within(0), positionsPerChunk, chunksPerImage, alpha(f32), beta(f32), k(f32)] */
+  Lrn = 7,
+  /** [x, w, bias, y, outPlanes, outC, coutPerGroup, inC, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, relu, planesPerChunk] */
+  Depthwise = 8,
+}
+
+/** A thread's handle on the module and the memory. */
+export class KernelThread {
+  private f32view: Float32Array;
+  constructor(
+    readonly exports: KernelExports,
+    readonly memory: WebAssembly.Memory,
+    readonly thread: number,
+  ) {
+    this.f32view = new Float32Array(memory.buffer);
+  }
+
+  /** A float view of the whole memory, renewed after the memory grew. */
+  f32(): Float32Array {
+    const buf = this.memory.buffer;
+    if (this.f32view.buffer !== buf) this.f32view = new Float32Array(buf);
+    return this.f32view;
+  }
+
+  get scratch(): number {
+    return scratchOf(this.thread);
+  }
+}
+
+const f32bits = new Float32Array(1);
+const i32bits = new Int32Array(f32bits.buffer);
+export function floatArg(v: number): number {
+  f32bits[0] = v;
+  return i32bits[0]!;
+}
+export function argFloat(bits: number): number {
+  i32bits[0] = bits;
+  return f32bits[0]!;
+}
+
+export function runChunk(t: KernelThread, kind: number, a: Int32Array, chunk: number): void {
+  const ex = t.exports;
+  switch (kind) {
+    case JobKind.Gemm: {
+      const [pa, pb, c, ldc, M, N, K, bias, flags, mcp, ncp, mChunks] = a as unknown as number[];
+      const ci = chunk % mChunks!;
+      const cj = (chunk - ci) / mChunks!;
+      const mPanels = Math.ceil(M! / MR);
+      const nPanels = Math.ceil(N! / NR);
+      const i0 = ci * mcp!;
+      const j0 = cj * ncp!;
+      ex.gemm_chunk(pa!, pb!, c!, ldc!, M!, N!, K!, KC, i0, Math.min(mPanels, i0 + mcp!), j0, Math.min(nPanels, j0 + ncp!), bias!, flags!, t.scratch);
+      return;
+    }
+    case JobKind.PackA: {
+      const [src, rs, cs, M, K, dst, per, scale] = a as unknown as number[];
+      const i0 = chunk * per!;
+      ex.pack_a(src!, rs!, cs!, M!, K!, KC, dst!, i0, Math.min(Math.ceil(M! / MR), i0 + per!), argFloat(scale!));
+      return;
+    }
+    case JobKind.PackB: {
+      const [src, rs, cs, K, N, dst, per] = a as unknown as number[];
+      const j0 = chunk * per!;
+      ex.pack_b(src!, rs!, cs!, K!, N!, KC, dst!, j0, Math.min(Math.ceil(N! / NR), j0 + per!));
+      return;
+    }
+    case JobKind.Im2col: {
+      const [src, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OW, N, dst, per] = a as unknown as number[];
+      const j0 = chunk * per!;
+      ex.im2col_pack(src!, C!, H!, W!, kh!, kw!, sh!, sw!, ph!, pw!, dh!, dw!, OW!, N!, KC, dst!, j0, Math.min(Math.ceil(N! / NR), j0 + per!), t.scratch + 256);
+      return;
+    }
+    case JobKind.Col2im:
+      col2imChunk(t.f32(), a, chunk);
+      return;
+    case JobKind.Pool:
+      poolChunk(t.f32(), a, chunk);
+      return;
+    case JobKind.Lrn:
+      lrnChunk(t.f32(), a, chunk);
+      return;
+    case JobKind.Depthwise:
+      depthwiseChunk(t.f32(), a, chunk);
+      return;
+    default:
+      throw new Error(`kernel job: unknown kind ${kind}`);
+  }
+}
+
+/** Deconvolution's col2im for a range of output channels: y[oc] = bias[oc] + the sum of col rows scattered back. */
+function col2imChunk(m: Float32Array, a: Int32Array, chunk: number): void {
+  const [col, y, channels, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, H, W, bias, relu, per] = a as unknown as number[];
+  const c0 = chunk * per!;
+  const c1 = Math.min(channels!, c0 + per!);
+  const plane = OH! * OW!;
+  const colRow = H! * W!;
+  for (let oc = c0; oc < c1; oc++) {
+    const yb = (y! >> 2) + oc * plane;
+    m.fill(bias ? m[(bias >> 2) + oc]! : 0, yb, yb + plane);
+    for (let ky = 0; ky < kh!; ky++) {
+      for (let kx = 0; kx < kw!; kx++) {
+        const cb = (col! >> 2) + ((oc * kh! + ky) * kw! + kx) * colRow;
+        for (let iy = 0; iy < H!; iy++) {
+          const oy = iy * sh! - ph! + ky * dh!;
+          if (oy < 0 || oy >= OH!) continue;
+          const yrow = yb + oy * OW!;
+          const crow = cb + iy * W!;
+          // ox = ix * sw - pw + kx * dw must lie in [0, OW)
+          const off = kx * dw! - pw!;
+          const ix0 = off >= 0 ? 0 : Math.ceil(-off / sw!);
+          const ix1 = Math.min(W!, Math.floor((OW! - 1 - off) / sw!) + 1);
+          for (let ix = ix0, ox = ix0 * sw! + off; ix < ix1; ix++, ox += sw!) m[yrow + ox] += m[crow + ix]!;
+        }
+      }
+    }
+    if (relu) for (let i = yb; i < yb + plane; i++) if (m[i]! < 0) m[i] = 0;
+  }
+}
+
+const FLT_MAX = 3.4028234663852886e38;
+
+/** Caffe's MAX / AVE pooling (rules in reference.ts) for a range of planes. */
+function poolChunk(m: Float32Array, a: Int32Array, chunk: number): void {
+  const [x, y, planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, isMax, per] = a as unknown as number[];
+  const p0 = chunk * per!;
+  const p1 = Math.min(planes!, p0 + per!);
+  for (let pl = p0; pl < p1; pl++) {
+    const xb = (x! >> 2) + pl * H! * W!;
+    let yi = (y! >> 2) + pl * OH! * OW!;
+    for (let oy = 0; oy < OH!; oy++) {
+      const hs0 = oy * sh! - ph!;
+      const hs = Math.max(hs0, 0);
+      for (let ox = 0; ox < OW!; ox++) {
+        const ws0 = ox * sw! - pw!;
+        const ws = Math.max(ws0, 0);
+        if (isMax) {
+          const he = Math.min(hs0 + kh!, H!);
+          const we = Math.min(ws0 + kw!, W!);
+          let v = -FLT_MAX;
+          for (let iy = hs; iy < he; iy++) {
+            const r = xb + iy * W!;
+            for (let ix = ws; ix < we; ix++) {
+              const q = m[r + ix]!;
+              if (q > v) v = q;
+            }
+          }
+          m[yi++] = v;
+        } else {
+          const hp = Math.min(hs0 + kh!, H! + ph!);
+          const wp = Math.min(ws0 + kw!, W! + pw!);
+          const size = (hp - hs0) * (wp - ws0);
+          const he = Math.min(hp, H!);
+          const we = Math.min(wp, W!);
+          let s = 0;
+          for (let iy = hs; iy < he; iy++) {
+            const r = xb + iy * W!;
+            for (let ix = ws; ix < we; ix++) s += m[r + ix]!;
+          }
+          m[yi++] = s / size;
+        }
+      }
+    }
+  }
+}
+
+/** x^-beta for x > 0, with the common beta = 0.75 done with square roots (pow is slow in V8). */
+function powNeg(x: number, beta: number): number {
+  if (beta === 0.75) return 1 / Math.sqrt(x * Math.sqrt(x));
+  if (beta === 0.5) return 1 / Math.sqrt(x);
+  if (beta === 1) return 1 / x;
+  return Math.exp(-beta * Math.log(x));
+}
+
+/**
+ * LRN for a chunk: across channels, a range of pixel positions of one image (a running sum of
+ * squares over the channel window); within channel, a range of planes (a box sum of squares
+ * from a summed-area table).
+ */
+function lrnChunk(m: Float32Array, a: Int32Array, chunk: number): void {
+  const [x, y, , C, H, W, size, across, per, chunksPerImage, alphaBits, betaBits, kBits] = a as unknown as number[];
+  const alpha = argFloat(alphaBits!);
+  const beta = argFloat(betaBits!);
+  const k = argFloat(kBits!);
+  const hw = H! * W!;
+  const pre = (size! - 1) >> 1;
+  if (across) {
+    const n = Math.floor(chunk / chunksPerImage!);
+    const q0 = (chunk % chunksPerImage!) * per!;
+    const q1 = Math.min(hw, q0 + per!);
+    const len = q1 - q0;
+    const sums = new Float64Array(len);
+    const base = (x! >> 2) + n * C! * hw + q0;
+    const ybase = (y! >> 2) + n * C! * hw + q0;
+    // window of channel c: [c - pre, c + pre]; start with channels [0, pre - 1] in the sum
+    for (let c = 0; c < Math.min(pre, C!); c++) {
+      const r = base + c * hw;
+      for (let i = 0; i < len; i++) sums[i] += m[r + i]! * m[r + i]!;
+    }
+    const aos = alpha / size!;
+    for (let c = 0; c < C!; c++) {
+      const add = c + pre;
+      if (add < C!) {
+        const r = base + add * hw;
+        for (let i = 0; i < len; i++) sums[i] += m[r + i]! * m[r + i]!;
+      }
+      const rm = c - pre - 1;
+      if (rm >= 0) {
+        const r = base + rm * hw;
+        for (let i = 0; i < len; i++) sums[i] -= m[r + i]! * m[r + i]!;
+      }
+      const r = base + c * hw;
+      const o = ybase + c * hw;
+      for (let i = 0; i < len; i++) m[o + i] = m[r + i]! * powNeg(k + aos * Math.max(0, sums[i]!), beta);
+    }
+  } else {
+    const planes = a[2]! * C!;
+    const p0 = chunk * per!;
+    const p1 = Math.min(planes, p0 + per!);
+    const W1 = W! + 1;
+    const sat = new Float64Array((H! + 1) * W1);
+    const norm = alpha / (size! * size!);
+    for (let pl = p0; pl < p1; pl++) {
+      const xb = (x! >> 2) + pl * hw;
+      const yb = (y! >> 2) + pl * hw;
+      for (let iy = 0; iy < H!; iy++) {
+        let row = 0;
+        for (let ix = 0; ix < W!; ix++) {
+          const v = m[xb + iy * W! + ix]!;
+          row += v * v;
+          sat[(iy + 1) * W1 + ix + 1] = sat[iy * W1 + ix + 1]! + row;
+        }
+      }
+      for (let iy = 0; iy < H!; iy++) {
+        const y0 = Math.max(0, iy - pre);
+        const y1 = Math.min(H!, iy + pre + 1);
+        for (let ix = 0; ix < W!; ix++) {
+          const x0 = Math.max(0, ix - pre);
+          const x1 = Math.min(W!, ix + pre + 1);
+          const s = sat[y1 * W1 + x1]! - sat[y0 * W1 + x1]! - sat[y1 * W1 + x0]! + sat[y0 * W1 + x0]!;
+          m[yb + iy * W! + ix] = m[xb + iy * W! + ix]! * powNeg(1 + norm * Math.max(0, s), beta);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Convolution with one input channel per group (depthwise, with any channel multiplier) for a
+ * range of output planes: output channel oc reads input channel floor(oc / coutPerGroup) with its
+ * own kh x kw filter. The columns whose whole window is inside the row run without bounds checks.
+ */
+function depthwiseChunk(m: Float32Array, a: Int32Array, chunk: number): void {
+  const [x, w, bias, y, outPlanes, outC, coutG, inC, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, relu, per] = a as unknown as number[];
+  const p0 = chunk * per!;
+  const p1 = Math.min(outPlanes!, p0 + per!);
+  const taps = kh! * kw!;
+  // output columns [ox0, ox1) have every tap inside [0, W)
+  const ox0 = Math.min(OW!, Math.max(0, Math.ceil(pw! / sw!)));
+  const ox1 = Math.max(ox0, Math.min(OW!, Math.floor((W! - 1 + pw! - (kw! - 1) * dw!) / sw!) + 1));
+  for (let pl = p0; pl < p1; pl++) {
+    const n = Math.floor(pl / outC!);
+    const oc = pl - n * outC!;
+    const ic = Math.floor(oc / coutG!);
+    const xb = (x! >> 2) + (n * inC! + ic) * H! * W!;
+    const wb = (w! >> 2) + oc * taps;
+    const b0 = bias ? m[(bias >> 2) + oc]! : 0;
+    let yi = (y! >> 2) + pl * OH! * OW!;
+    for (let oy = 0; oy < OH!; oy++) {
+      const iy0 = oy * sh! - ph!;
+      for (let ox = 0; ox < OW!; ox++) {
+        const ix0 = ox * sw! - pw!;
+        let s = b0;
+        if (ox >= ox0 && ox < ox1) {
+          for (let ky = 0; ky < kh!; ky++) {
+            const iy = iy0 + ky * dh!;
+            if (iy < 0 || iy >= H!) continue;
+            const r = xb + iy * W! + ix0;
+            const wr = wb + ky * kw!;
+            for (let kx = 0; kx < kw!; kx++) s += m[r + kx * dw!]! * m[wr + kx]!;
+          }
+        } else {
+          for (let ky = 0; ky < kh!; ky++) {
+            const iy = iy0 + ky * dh!;
+            if (iy < 0 || iy >= H!) continue;
+            for (let kx = 0; kx < kw!; kx++) {
+              const ix = ix0 + kx * dw!;
+              if (ix < 0 || ix >= W!) continue;
+              s += m[xb + iy * W! + ix]! * m[wb + ky * kw! + kx]!;
+            }
+          }
+        }
+        m[yi++] = relu && s < 0 ? 0 : s;
+      }
+    }
+  }
+}
