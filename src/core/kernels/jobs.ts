@@ -16,7 +16,7 @@ export const enum JobKind {
   PackA = 2,
   /** [src, rs, cs, K, N, dst, panelsPerChunk] */
   PackB = 3,
-  /** [src, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OW, N, dst, panelsPerChunk] */
+  /** [src (padded planes), C, Hp, Wp, kh, kw, sh, sw, dh, dw, OW, N, dst, panelsPerChunk] */
   Im2col = 4,
   /** [col, y, channels, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, H, W, bias, relu, channelsPerChunk] */
   Col2im = 5,
@@ -26,6 +26,8 @@ export const enum JobKind {
   Lrn = 7,
   /** [x, w, bias, y, outPlanes, outC, coutPerGroup, inC, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, relu, planesPerChunk] */
   Depthwise = 8,
+  /** [src, dst, H, W, ph, pw, channels, channelsPerChunk] */
+  Pad = 9,
 }
 
 /** A thread's handle on the module and the memory. */
@@ -89,9 +91,15 @@ export function runChunk(t: KernelThread, kind: number, a: Int32Array, chunk: nu
       return;
     }
     case JobKind.Im2col: {
-      const [src, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OW, N, dst, per] = a as unknown as number[];
+      const [src, C, Hp, Wp, kh, kw, sh, sw, dh, dw, OW, N, dst, per] = a as unknown as number[];
       const j0 = chunk * per!;
-      ex.im2col_pack(src!, C!, H!, W!, kh!, kw!, sh!, sw!, ph!, pw!, dh!, dw!, OW!, N!, KC, dst!, j0, Math.min(Math.ceil(N! / NR), j0 + per!), t.scratch + 256);
+      ex.im2col_pack(src!, C!, Hp!, Wp!, kh!, kw!, sh!, sw!, dh!, dw!, OW!, N!, KC, dst!, j0, Math.min(Math.ceil(N! / NR), j0 + per!), t.scratch + 256);
+      return;
+    }
+    case JobKind.Pad: {
+      const [src, dst, H, W, ph, pw, channels, per] = a as unknown as number[];
+      const c0 = chunk * per!;
+      ex.pad_planes(src!, dst!, H!, W!, ph!, pw!, c0, Math.min(channels!, c0 + per!));
       return;
     }
     case JobKind.Col2im:

@@ -321,8 +321,16 @@ class WasmKernels implements Kernels {
           if (pointwise) {
             this.packB(src, N, 1, K, N, wb);
           } else {
+            let planes = src;
+            const Hp = H + 2 * p.padH;
+            const Wp = W + 2 * p.padW;
+            if (p.padH > 0 || p.padW > 0) {
+              planes = this.workspace(3, cinG * Hp * Wp * 4);
+              const per = this.split(cinG, 4);
+              this.run(JobKind.Pad, [src, planes, H, W, p.padH, p.padW, cinG, per], panels(cinG, per));
+            }
             const per = this.split(np, 1);
-            this.run(JobKind.Im2col, [src, cinG, H, W, kh, kw, p.strideH, p.strideW, p.padH, p.padW, p.dilationH, p.dilationW, OW, N, wb, per], panels(np, per));
+            this.run(JobKind.Im2col, [planes, cinG, Hp, Wp, kh, kw, p.strideH, p.strideW, p.dilationH, p.dilationW, OW, N, wb, per], panels(np, per));
           }
           const dst = py.ptr + (n * outC + g * coutG) * N * 4;
           this.gemm(pa + g * groupA, wb, dst, N, coutG, N, K, pbias ? pbias.ptr + g * coutG * 4 : 0, flags);

@@ -35,8 +35,9 @@ export interface KernelExports {
     i0: number, i1: number, j0: number, j1: number, bias: number, flags: number, scratch: number): void;
   pack_a(src: number, rs: number, cs: number, M: number, K: number, kc: number, dst: number, i0: number, i1: number, scale: number): void;
   pack_b(src: number, rs: number, cs: number, K: number, N: number, kc: number, dst: number, j0: number, j1: number): void;
-  im2col_pack(src: number, C: number, H: number, W: number, kh: number, kw: number, sh: number, sw: number,
-    ph: number, pw: number, dh: number, dw: number, OW: number, N: number, kc: number, dst: number, j0: number, j1: number, tbl: number): void;
+  im2col_pack(src: number, C: number, Hp: number, Wp: number, kh: number, kw: number, sh: number, sw: number,
+    dh: number, dw: number, OW: number, N: number, kc: number, dst: number, j0: number, j1: number, tbl: number): void;
+  pad_planes(src: number, dst: number, H: number, W: number, ph: number, pw: number, c0: number, c1: number): void;
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -92,6 +92,189 @@
     (v128.store offset=32 (local.get $row) (local.get $c1_2))
     (v128.store offset=48 (local.get $row) (local.get $c1_3)))
 
+  (func $micro_v1 (param $ap i32) (param $bp i32) (param $cp i32) (param $ldcb i32) (param $kc i32) (param $mode i32) (param $biasp i32)
+    (local $c0_0 v128) (local $c1_0 v128) (local $b0 v128) (local $a v128) (local $row i32)
+    (block $init_done
+    (block $m3 (block $m2 (block $m1 (block $m0
+      (br_table $m0 $m1 $m2 $m3 (i32.and (local.get $mode) (i32.const 3))))
+      ;; zero
+    (local.set $c0_0 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_0 (v128.const i32x4 0 0 0 0))
+    (br $init_done))
+    ;; load C
+    (local.set $row (local.get $cp))
+    (local.set $c0_0 (v128.load offset=0 (local.get $row)))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (local.set $c1_0 (v128.load offset=0 (local.get $row)))
+    (br $init_done))
+    ;; bias per row
+    (local.set $a (v128.load32_splat offset=0 (local.get $biasp)))
+    (local.set $c0_0 (local.get $a))
+    (local.set $a (v128.load32_splat offset=4 (local.get $biasp)))
+    (local.set $c1_0 (local.get $a))
+    (br $init_done))
+    ;; bias per column
+    (local.set $c0_0 (v128.load offset=0 (local.get $biasp)))
+    (local.set $c1_0 (local.get $c0_0))
+    )
+    
+    (if (local.get $kc) (then
+      (loop $k
+        (local.set $b0 (v128.load offset=0 (local.get $bp)))
+        (local.set $a (v128.load32_splat offset=0 (local.get $ap)))
+        (local.set $c0_0 (f32x4.add (local.get $c0_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $a (v128.load32_splat offset=4 (local.get $ap)))
+        (local.set $c1_0 (f32x4.add (local.get $c1_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+        (local.set $bp (i32.add (local.get $bp) (i32.const 64)))
+        (br_if $k (local.tee $kc (i32.sub (local.get $kc) (i32.const 1)))))))
+    (if (i32.and (local.get $mode) (i32.const 4)) (then
+    (local.set $a (v128.const i32x4 0 0 0 0))
+    (local.set $c0_0 (f32x4.pmax (local.get $c0_0) (local.get $a)))
+    (local.set $c1_0 (f32x4.pmax (local.get $c1_0) (local.get $a)))
+    ))
+    (local.set $row (local.get $cp))
+    (v128.store offset=0 (local.get $row) (local.get $c0_0))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (v128.store offset=0 (local.get $row) (local.get $c1_0)))
+
+  (func $micro_v2 (param $ap i32) (param $bp i32) (param $cp i32) (param $ldcb i32) (param $kc i32) (param $mode i32) (param $biasp i32)
+    (local $c0_0 v128) (local $c0_1 v128) (local $c1_0 v128) (local $c1_1 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $row i32)
+    (block $init_done
+    (block $m3 (block $m2 (block $m1 (block $m0
+      (br_table $m0 $m1 $m2 $m3 (i32.and (local.get $mode) (i32.const 3))))
+      ;; zero
+    (local.set $c0_0 (v128.const i32x4 0 0 0 0))
+    (local.set $c0_1 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_0 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_1 (v128.const i32x4 0 0 0 0))
+    (br $init_done))
+    ;; load C
+    (local.set $row (local.get $cp))
+    (local.set $c0_0 (v128.load offset=0 (local.get $row)))
+    (local.set $c0_1 (v128.load offset=16 (local.get $row)))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (local.set $c1_0 (v128.load offset=0 (local.get $row)))
+    (local.set $c1_1 (v128.load offset=16 (local.get $row)))
+    (br $init_done))
+    ;; bias per row
+    (local.set $a (v128.load32_splat offset=0 (local.get $biasp)))
+    (local.set $c0_0 (local.get $a))
+    (local.set $c0_1 (local.get $a))
+    (local.set $a (v128.load32_splat offset=4 (local.get $biasp)))
+    (local.set $c1_0 (local.get $a))
+    (local.set $c1_1 (local.get $a))
+    (br $init_done))
+    ;; bias per column
+    (local.set $c0_0 (v128.load offset=0 (local.get $biasp)))
+    (local.set $c0_1 (v128.load offset=16 (local.get $biasp)))
+    (local.set $c1_0 (local.get $c0_0))
+    (local.set $c1_1 (local.get $c0_1))
+    )
+    
+    (if (local.get $kc) (then
+      (loop $k
+        (local.set $b0 (v128.load offset=0 (local.get $bp)))
+        (local.set $b1 (v128.load offset=16 (local.get $bp)))
+        (local.set $a (v128.load32_splat offset=0 (local.get $ap)))
+        (local.set $c0_0 (f32x4.add (local.get $c0_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $c0_1 (f32x4.add (local.get $c0_1) (f32x4.mul (local.get $a) (local.get $b1))))
+        (local.set $a (v128.load32_splat offset=4 (local.get $ap)))
+        (local.set $c1_0 (f32x4.add (local.get $c1_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $c1_1 (f32x4.add (local.get $c1_1) (f32x4.mul (local.get $a) (local.get $b1))))
+        (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+        (local.set $bp (i32.add (local.get $bp) (i32.const 64)))
+        (br_if $k (local.tee $kc (i32.sub (local.get $kc) (i32.const 1)))))))
+    (if (i32.and (local.get $mode) (i32.const 4)) (then
+    (local.set $a (v128.const i32x4 0 0 0 0))
+    (local.set $c0_0 (f32x4.pmax (local.get $c0_0) (local.get $a)))
+    (local.set $c0_1 (f32x4.pmax (local.get $c0_1) (local.get $a)))
+    (local.set $c1_0 (f32x4.pmax (local.get $c1_0) (local.get $a)))
+    (local.set $c1_1 (f32x4.pmax (local.get $c1_1) (local.get $a)))
+    ))
+    (local.set $row (local.get $cp))
+    (v128.store offset=0 (local.get $row) (local.get $c0_0))
+    (v128.store offset=16 (local.get $row) (local.get $c0_1))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (v128.store offset=0 (local.get $row) (local.get $c1_0))
+    (v128.store offset=16 (local.get $row) (local.get $c1_1)))
+
+  (func $micro_v3 (param $ap i32) (param $bp i32) (param $cp i32) (param $ldcb i32) (param $kc i32) (param $mode i32) (param $biasp i32)
+    (local $c0_0 v128) (local $c0_1 v128) (local $c0_2 v128) (local $c1_0 v128) (local $c1_1 v128) (local $c1_2 v128) (local $b0 v128) (local $b1 v128) (local $b2 v128) (local $a v128) (local $row i32)
+    (block $init_done
+    (block $m3 (block $m2 (block $m1 (block $m0
+      (br_table $m0 $m1 $m2 $m3 (i32.and (local.get $mode) (i32.const 3))))
+      ;; zero
+    (local.set $c0_0 (v128.const i32x4 0 0 0 0))
+    (local.set $c0_1 (v128.const i32x4 0 0 0 0))
+    (local.set $c0_2 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_0 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_1 (v128.const i32x4 0 0 0 0))
+    (local.set $c1_2 (v128.const i32x4 0 0 0 0))
+    (br $init_done))
+    ;; load C
+    (local.set $row (local.get $cp))
+    (local.set $c0_0 (v128.load offset=0 (local.get $row)))
+    (local.set $c0_1 (v128.load offset=16 (local.get $row)))
+    (local.set $c0_2 (v128.load offset=32 (local.get $row)))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (local.set $c1_0 (v128.load offset=0 (local.get $row)))
+    (local.set $c1_1 (v128.load offset=16 (local.get $row)))
+    (local.set $c1_2 (v128.load offset=32 (local.get $row)))
+    (br $init_done))
+    ;; bias per row
+    (local.set $a (v128.load32_splat offset=0 (local.get $biasp)))
+    (local.set $c0_0 (local.get $a))
+    (local.set $c0_1 (local.get $a))
+    (local.set $c0_2 (local.get $a))
+    (local.set $a (v128.load32_splat offset=4 (local.get $biasp)))
+    (local.set $c1_0 (local.get $a))
+    (local.set $c1_1 (local.get $a))
+    (local.set $c1_2 (local.get $a))
+    (br $init_done))
+    ;; bias per column
+    (local.set $c0_0 (v128.load offset=0 (local.get $biasp)))
+    (local.set $c0_1 (v128.load offset=16 (local.get $biasp)))
+    (local.set $c0_2 (v128.load offset=32 (local.get $biasp)))
+    (local.set $c1_0 (local.get $c0_0))
+    (local.set $c1_1 (local.get $c0_1))
+    (local.set $c1_2 (local.get $c0_2))
+    )
+    
+    (if (local.get $kc) (then
+      (loop $k
+        (local.set $b0 (v128.load offset=0 (local.get $bp)))
+        (local.set $b1 (v128.load offset=16 (local.get $bp)))
+        (local.set $b2 (v128.load offset=32 (local.get $bp)))
+        (local.set $a (v128.load32_splat offset=0 (local.get $ap)))
+        (local.set $c0_0 (f32x4.add (local.get $c0_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $c0_1 (f32x4.add (local.get $c0_1) (f32x4.mul (local.get $a) (local.get $b1))))
+        (local.set $c0_2 (f32x4.add (local.get $c0_2) (f32x4.mul (local.get $a) (local.get $b2))))
+        (local.set $a (v128.load32_splat offset=4 (local.get $ap)))
+        (local.set $c1_0 (f32x4.add (local.get $c1_0) (f32x4.mul (local.get $a) (local.get $b0))))
+        (local.set $c1_1 (f32x4.add (local.get $c1_1) (f32x4.mul (local.get $a) (local.get $b1))))
+        (local.set $c1_2 (f32x4.add (local.get $c1_2) (f32x4.mul (local.get $a) (local.get $b2))))
+        (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+        (local.set $bp (i32.add (local.get $bp) (i32.const 64)))
+        (br_if $k (local.tee $kc (i32.sub (local.get $kc) (i32.const 1)))))))
+    (if (i32.and (local.get $mode) (i32.const 4)) (then
+    (local.set $a (v128.const i32x4 0 0 0 0))
+    (local.set $c0_0 (f32x4.pmax (local.get $c0_0) (local.get $a)))
+    (local.set $c0_1 (f32x4.pmax (local.get $c0_1) (local.get $a)))
+    (local.set $c0_2 (f32x4.pmax (local.get $c0_2) (local.get $a)))
+    (local.set $c1_0 (f32x4.pmax (local.get $c1_0) (local.get $a)))
+    (local.set $c1_1 (f32x4.pmax (local.get $c1_1) (local.get $a)))
+    (local.set $c1_2 (f32x4.pmax (local.get $c1_2) (local.get $a)))
+    ))
+    (local.set $row (local.get $cp))
+    (v128.store offset=0 (local.get $row) (local.get $c0_0))
+    (v128.store offset=16 (local.get $row) (local.get $c0_1))
+    (v128.store offset=32 (local.get $row) (local.get $c0_2))
+    (local.set $row (i32.add (local.get $row) (local.get $ldcb)))
+    (v128.store offset=0 (local.get $row) (local.get $c1_0))
+    (v128.store offset=16 (local.get $row) (local.get $c1_1))
+    (v128.store offset=32 (local.get $row) (local.get $c1_2)))
+
   (func $gemm_chunk (export "gemm_chunk")
     (param $pa i32) (param $pb i32) (param $c i32) (param $ldc i32)
     (param $M i32) (param $N i32) (param $K i32) (param $kc i32)
@@ -149,10 +332,23 @@
       (local.set $k0 (i32.add (local.get $k0) (local.get $kcl)))
       (br_if $kblocks (i32.lt_u (local.get $k0) (local.get $K)))))
 
-  ;; a tile cut by the edge of C: prepared in the scratch tile (row stride NR) and copied back
+  ;; a tile cut by the edge of C: with all rows and a multiple of 4 columns, the narrower kernel
+  ;; writes C itself; otherwise the tile is prepared in the scratch tile (row stride NR), run by the
+  ;; narrowest kernel that covers the columns, and copied back
   (func $edge_tile (param $ap i32) (param $bp i32) (param $cp i32) (param $ldc i32) (param $kcl i32) (param $mode i32)
     (param $biasp i32) (param $rows i32) (param $cols i32) (param $s i32)
-    (local $r i32) (local $t i32) (local $v f32) (local $m i32)
+    (local $r i32) (local $t i32) (local $v f32) (local $m i32) (local $nv i32)
+    (local.set $nv (i32.shr_u (i32.add (local.get $cols) (i32.const 3)) (i32.const 2)))
+    (if (i32.and (i32.eq (local.get $rows) (i32.const 2)) (i32.eqz (i32.and (local.get $cols) (i32.const 3)))) (then
+      (if (i32.eq (local.get $nv) (i32.const 1)) (then
+        (call $micro_v1 (local.get $ap) (local.get $bp) (local.get $cp) (i32.shl (local.get $ldc) (i32.const 2)) (local.get $kcl) (local.get $mode) (local.get $biasp))
+        (return)))
+      (if (i32.eq (local.get $nv) (i32.const 2)) (then
+        (call $micro_v2 (local.get $ap) (local.get $bp) (local.get $cp) (i32.shl (local.get $ldc) (i32.const 2)) (local.get $kcl) (local.get $mode) (local.get $biasp))
+        (return)))
+      (if (i32.eq (local.get $nv) (i32.const 3)) (then
+        (call $micro_v3 (local.get $ap) (local.get $bp) (local.get $cp) (i32.shl (local.get $ldc) (i32.const 2)) (local.get $kcl) (local.get $mode) (local.get $biasp))
+        (return)))))
     (local.set $m (i32.and (local.get $mode) (i32.const 3)))
     (local.set $r (i32.const 0))
     (loop $rl
@@ -169,8 +365,15 @@
         (f32.store (i32.add (local.get $s) (i32.shl (i32.add (i32.mul (local.get $r) (i32.const 16)) (local.get $t)) (i32.const 2))) (local.get $v))
         (br_if $tl (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (i32.const 16))))
       (br_if $rl (i32.lt_u (local.tee $r (i32.add (local.get $r) (i32.const 1))) (i32.const 2))))
-    (call $micro (local.get $ap) (local.get $bp) (local.get $s) (i32.const 64) (local.get $kcl)
-      (i32.or (i32.const 1) (i32.and (local.get $mode) (i32.const 4))) (i32.const 0))
+    (local.set $m (i32.or (i32.const 1) (i32.and (local.get $mode) (i32.const 4))))
+    (if (i32.eq (local.get $nv) (i32.const 1)) (then
+      (call $micro_v1 (local.get $ap) (local.get $bp) (local.get $s) (i32.const 64) (local.get $kcl) (local.get $m) (i32.const 0))))
+    (if (i32.eq (local.get $nv) (i32.const 2)) (then
+      (call $micro_v2 (local.get $ap) (local.get $bp) (local.get $s) (i32.const 64) (local.get $kcl) (local.get $m) (i32.const 0))))
+    (if (i32.eq (local.get $nv) (i32.const 3)) (then
+      (call $micro_v3 (local.get $ap) (local.get $bp) (local.get $s) (i32.const 64) (local.get $kcl) (local.get $m) (i32.const 0))))
+    (if (i32.eq (local.get $nv) (i32.const 4)) (then
+      (call $micro (local.get $ap) (local.get $bp) (local.get $s) (i32.const 64) (local.get $kcl) (local.get $m) (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rd (loop $rl2
       (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))
@@ -277,41 +480,41 @@
       (local.set $k0 (i32.add (local.get $k0) (local.get $kcl)))
       (br $kb))))
 
+  ;; im2col_pack(src, C, Hp, Wp, kh, kw, sh, sw, dh, dw, OW, N, kc, dst, j0, j1, tbl): src holds C
+  ;; padded planes of Hp x Wp; panels j0..j1 of the column matrix into the packed-B layout
   (func $im2col_pack (export "im2col_pack")
-    (param $src i32) (param $C i32) (param $H i32) (param $W i32)
-    (param $kh i32) (param $kw i32) (param $sh i32) (param $sw i32) (param $ph i32) (param $pw i32) (param $dh i32) (param $dw i32)
+    (param $src i32) (param $C i32) (param $Hp i32) (param $Wp i32)
+    (param $kh i32) (param $kw i32) (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32)
     (param $OW i32) (param $N i32) (param $kc i32) (param $dst i32) (param $j0 i32) (param $j1 i32) (param $tbl i32)
     (local $K i32) (local $npad i32) (local $j i32) (local $t i32) (local $pix i32) (local $oy i32) (local $ox i32)
     (local $c i32) (local $ky i32) (local $kx i32) (local $k0 i32) (local $kcl i32) (local $kk i32) (local $d i32)
-    (local $plane i32) (local $inrow i32) (local $iy0 i32) (local $ix0 i32) (local $iy i32) (local $ix i32) (local $s i32)
-    (local $kyd i32) (local $kxd i32) (local $fast i32) (local $v f32) (local $hw4 i32)
+    (local $plane i32) (local $inrow i32) (local $s i32) (local $rowtap i32) (local $planeb i32) (local $mode i32)
     (local.set $K (i32.mul (local.get $C) (i32.mul (local.get $kh) (local.get $kw))))
     (local.set $npad (i32.mul (i32.div_u (i32.add (local.get $N) (i32.const 15)) (i32.const 16)) (i32.const 16)))
-    (local.set $hw4 (i32.shl (i32.mul (local.get $H) (local.get $W)) (i32.const 2)))
+    (local.set $planeb (i32.shl (i32.mul (local.get $Hp) (local.get $Wp)) (i32.const 2)))
     (local.set $j (local.get $j0))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j) (local.get $j1)))
-      ;; per lane: first input row and column of its window (lanes past N get a far-away row)
+      ;; per lane: byte offset of its window's first tap in a plane (lanes past N read offset 0;
+      ;; their columns of C are never stored)
       (local.set $t (i32.const 0))
       (loop $tl
         (local.set $pix (i32.add (i32.mul (local.get $j) (i32.const 16)) (local.get $t)))
-        (if (i32.lt_u (local.get $pix) (local.get $N))
-          (then
-            (local.set $oy (i32.div_u (local.get $pix) (local.get $OW)))
-            (local.set $ox (i32.sub (local.get $pix) (i32.mul (local.get $oy) (local.get $OW))))
-            (i32.store (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2)))
-              (i32.sub (i32.mul (local.get $oy) (local.get $sh)) (local.get $ph)))
-            (i32.store offset=64 (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2)))
-              (i32.sub (i32.mul (local.get $ox) (local.get $sw)) (local.get $pw))))
-          (else
-            (i32.store (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2))) (i32.const -1073741824))
-            (i32.store offset=64 (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2))) (i32.const -1073741824))))
+        (i32.store (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2))) (i32.const 0))
+        (if (i32.lt_u (local.get $pix) (local.get $N)) (then
+          (local.set $oy (i32.div_u (local.get $pix) (local.get $OW)))
+          (local.set $ox (i32.sub (local.get $pix) (i32.mul (local.get $oy) (local.get $OW))))
+          (i32.store (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2)))
+            (i32.shl (i32.add (i32.mul (i32.mul (local.get $oy) (local.get $sh)) (local.get $Wp)) (i32.mul (local.get $ox) (local.get $sw))) (i32.const 2)))
+          (if (i32.eqz (local.get $t)) (then (local.set $inrow (local.get $oy))))
+          (if (i32.eq (local.get $t) (i32.const 15)) (then
+            (local.set $inrow (i32.eq (local.get $inrow) (local.get $oy)))))))
         (br_if $tl (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (i32.const 16))))
-      (local.set $iy0 (i32.load (local.get $tbl)))
-      (local.set $ix0 (i32.load offset=64 (local.get $tbl)))
-      (local.set $inrow (i32.and
-        (i32.le_u (i32.mul (i32.add (local.get $j) (i32.const 1)) (i32.const 16)) (local.get $N))
-        (i32.eq (local.get $iy0) (i32.load offset=60 (local.get $tbl)))))
+      ;; mode 1: one row, stride 1; mode 2: one row, stride 2; mode 0: gather
+      (local.set $mode (i32.const 0))
+      (if (i32.and (i32.le_u (i32.mul (i32.add (local.get $j) (i32.const 1)) (i32.const 16)) (local.get $N)) (local.get $inrow)) (then
+        (if (i32.eq (local.get $sw) (i32.const 1)) (then (local.set $mode (i32.const 1))))
+        (if (i32.eq (local.get $sw) (i32.const 2)) (then (local.set $mode (i32.const 2))))))
       (local.set $k0 (i32.const 0))
       (local.set $kcl (select (local.get $kc) (local.get $K) (i32.lt_u (local.get $kc) (local.get $K))))
       (local.set $kk (i32.const 0))
@@ -321,44 +524,45 @@
       (block $cd (loop $cl
         (br_if $cd (i32.ge_u (local.get $c) (local.get $C)))
         (local.set $ky (i32.const 0))
-        (block $kyd_ (loop $kyl
-          (br_if $kyd_ (i32.ge_u (local.get $ky) (local.get $kh)))
-          (local.set $kyd (i32.mul (local.get $ky) (local.get $dh)))
+        (block $kyd (loop $kyl
+          (br_if $kyd (i32.ge_u (local.get $ky) (local.get $kh)))
+          (local.set $rowtap (i32.add (local.get $plane) (i32.shl (i32.mul (i32.mul (local.get $ky) (local.get $dh)) (local.get $Wp)) (i32.const 2))))
           (local.set $kx (i32.const 0))
-          (block $kxd_ (loop $kxl
-            (br_if $kxd_ (i32.ge_u (local.get $kx) (local.get $kw)))
-            (local.set $kxd (i32.mul (local.get $kx) (local.get $dw)))
-            (local.set $fast (i32.const 0))
-            (if (local.get $inrow) (then
-              (local.set $iy (i32.add (local.get $iy0) (local.get $kyd)))
-              (local.set $ix (i32.add (local.get $ix0) (local.get $kxd)))
-              (if (i32.and (i32.and (i32.lt_u (local.get $iy) (local.get $H)) (i32.ge_s (local.get $ix) (i32.const 0)))
-                    (i32.lt_s (i32.add (local.get $ix) (i32.mul (local.get $sw) (i32.const 15))) (local.get $W)))
-                (then
-                  (local.set $s (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $iy) (local.get $W)) (local.get $ix)) (i32.const 2))))
-                  (if (i32.eq (local.get $sw) (i32.const 1)) (then
-                    (local.set $fast (i32.const 1))
-                    (v128.store offset=0 (local.get $d) (v128.load offset=0 (local.get $s)))
-              (v128.store offset=16 (local.get $d) (v128.load offset=16 (local.get $s)))
-              (v128.store offset=32 (local.get $d) (v128.load offset=32 (local.get $s)))
-              (v128.store offset=48 (local.get $d) (v128.load offset=48 (local.get $s)))))
-                  (if (i32.eq (local.get $sw) (i32.const 2)) (then
-                    (local.set $fast (i32.const 1))
-                    (v128.store offset=0 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=0 (local.get $s)) (v128.load offset=16 (local.get $s))))
-              (v128.store offset=16 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=32 (local.get $s)) (v128.load offset=48 (local.get $s))))
-              (v128.store offset=32 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=64 (local.get $s)) (v128.load offset=80 (local.get $s))))
-              (v128.store offset=48 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=96 (local.get $s)) (v128.load offset=112 (local.get $s))))))))))
-            (if (i32.eqz (local.get $fast)) (then
-              (local.set $t (i32.const 0))
-              (loop $gl
-                (local.set $iy (i32.add (i32.load (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2)))) (local.get $kyd)))
-                (local.set $ix (i32.add (i32.load offset=64 (i32.add (local.get $tbl) (i32.shl (local.get $t) (i32.const 2)))) (local.get $kxd)))
-                (local.set $v (f32.const 0))
-                (if (i32.and (i32.lt_u (local.get $iy) (local.get $H)) (i32.lt_u (local.get $ix) (local.get $W))) (then
-                  (local.set $v (f32.load (i32.add (local.get $plane)
-                    (i32.shl (i32.add (i32.mul (local.get $iy) (local.get $W)) (local.get $ix)) (i32.const 2)))))))
-                (f32.store (i32.add (local.get $d) (i32.shl (local.get $t) (i32.const 2))) (local.get $v))
-                (br_if $gl (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (i32.const 16))))))
+          (block $kxd (loop $kxl
+            (br_if $kxd (i32.ge_u (local.get $kx) (local.get $kw)))
+            ;; s = plane + tap offset; the lane offsets are added per lane (gather) or once (runs)
+            (local.set $s (i32.add (local.get $rowtap) (i32.shl (i32.mul (local.get $kx) (local.get $dw)) (i32.const 2))))
+            (block $done
+              (if (i32.eq (local.get $mode) (i32.const 1)) (then
+                (local.set $s (i32.add (local.get $s) (i32.load (local.get $tbl))))
+                (v128.store offset=0 (local.get $d) (v128.load offset=0 (local.get $s)))
+                (v128.store offset=16 (local.get $d) (v128.load offset=16 (local.get $s)))
+                (v128.store offset=32 (local.get $d) (v128.load offset=32 (local.get $s)))
+                (v128.store offset=48 (local.get $d) (v128.load offset=48 (local.get $s)))
+                (br $done)))
+              (if (i32.eq (local.get $mode) (i32.const 2)) (then
+                (local.set $s (i32.add (local.get $s) (i32.load (local.get $tbl))))
+                (v128.store offset=0 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=0 (local.get $s)) (v128.load offset=16 (local.get $s))))
+                (v128.store offset=16 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=32 (local.get $s)) (v128.load offset=48 (local.get $s))))
+                (v128.store offset=32 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=64 (local.get $s)) (v128.load offset=80 (local.get $s))))
+                (v128.store offset=48 (local.get $d) (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (v128.load offset=96 (local.get $s)) (v128.load offset=112 (local.get $s))))
+                (br $done)))
+              (f32.store offset=0 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=0 (local.get $tbl)))))
+                (f32.store offset=4 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=4 (local.get $tbl)))))
+                (f32.store offset=8 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=8 (local.get $tbl)))))
+                (f32.store offset=12 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=12 (local.get $tbl)))))
+                (f32.store offset=16 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=16 (local.get $tbl)))))
+                (f32.store offset=20 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=20 (local.get $tbl)))))
+                (f32.store offset=24 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=24 (local.get $tbl)))))
+                (f32.store offset=28 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=28 (local.get $tbl)))))
+                (f32.store offset=32 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=32 (local.get $tbl)))))
+                (f32.store offset=36 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=36 (local.get $tbl)))))
+                (f32.store offset=40 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=40 (local.get $tbl)))))
+                (f32.store offset=44 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=44 (local.get $tbl)))))
+                (f32.store offset=48 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=48 (local.get $tbl)))))
+                (f32.store offset=52 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=52 (local.get $tbl)))))
+                (f32.store offset=56 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=56 (local.get $tbl)))))
+                (f32.store offset=60 (local.get $d) (f32.load (i32.add (local.get $s) (i32.load offset=60 (local.get $tbl))))))
             ;; next row of the packed panel; a new K block starts a new panel base
             (local.set $d (i32.add (local.get $d) (i32.const 64)))
             (local.set $kk (i32.add (local.get $kk) (i32.const 1)))
@@ -373,9 +577,36 @@
             (br $kxl)))
           (local.set $ky (i32.add (local.get $ky) (i32.const 1)))
           (br $kyl)))
-        (local.set $plane (i32.add (local.get $plane) (local.get $hw4)))
+        (local.set $plane (i32.add (local.get $plane) (local.get $planeb)))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
         (br $cl)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $jl))))
+
+  (func $pad_planes (export "pad_planes")
+    (param $src i32) (param $dst i32) (param $H i32) (param $W i32) (param $ph i32) (param $pw i32) (param $c0 i32) (param $c1 i32)
+    (local $c i32) (local $y i32) (local $s i32) (local $d i32) (local $Wp4 i32) (local $W4 i32) (local $pw4 i32)
+    (local.set $W4 (i32.shl (local.get $W) (i32.const 2)))
+    (local.set $pw4 (i32.shl (local.get $pw) (i32.const 2)))
+    (local.set $Wp4 (i32.add (local.get $W4) (i32.shl (local.get $pw4) (i32.const 1))))
+    (local.set $c (local.get $c0))
+    (block $cd (loop $cl
+      (br_if $cd (i32.ge_u (local.get $c) (local.get $c1)))
+      (local.set $s (i32.add (local.get $src) (i32.mul (i32.mul (local.get $c) (local.get $H)) (local.get $W4))))
+      (local.set $d (i32.add (local.get $dst) (i32.mul (i32.mul (local.get $c) (i32.add (local.get $H) (i32.shl (local.get $ph) (i32.const 1)))) (local.get $Wp4))))
+      (memory.fill (local.get $d) (i32.const 0) (i32.mul (local.get $ph) (local.get $Wp4)))
+      (local.set $d (i32.add (local.get $d) (i32.mul (local.get $ph) (local.get $Wp4))))
+      (local.set $y (i32.const 0))
+      (block $yd (loop $yl
+        (br_if $yd (i32.ge_u (local.get $y) (local.get $H)))
+        (memory.fill (local.get $d) (i32.const 0) (local.get $pw4))
+        (memory.copy (i32.add (local.get $d) (local.get $pw4)) (local.get $s) (local.get $W4))
+        (memory.fill (i32.add (local.get $d) (i32.add (local.get $pw4) (local.get $W4))) (i32.const 0) (local.get $pw4))
+        (local.set $d (i32.add (local.get $d) (local.get $Wp4)))
+        (local.set $s (i32.add (local.get $s) (local.get $W4)))
+        (local.set $y (i32.add (local.get $y) (i32.const 1)))
+        (br $yl)))
+      (memory.fill (local.get $d) (i32.const 0) (i32.mul (local.get $ph) (local.get $Wp4)))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $cl))))
 )

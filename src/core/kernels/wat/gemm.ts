@@ -54,11 +54,14 @@ function range(n: number): number[] {
 }
 
 /**
- * micro_MRxNR(ap, bp, cp, ldcb, kc, mode, biasp): the MR x NR tile of C at cp (row stride ldcb
- * bytes) gets the product of an A panel and a B panel over kc steps, started as `mode` says.
+ * $micro(ap, bp, cp, ldcb, kc, mode, biasp): the MR x NR tile of C at cp (row stride ldcb bytes)
+ * gets the product of an A panel and a B panel over kc steps, started as `mode` says.
+ * With `vectors` < NR / 4 it is $micro_v<vectors>: the same over the first 4 * vectors columns of
+ * the panel only (the last panel of a C whose width is not a multiple of NR).
  */
-export function microKernel({ mr, nr, unroll = 1 }: GemmShape): string {
-  const nv = nr / 4;
+export function microKernel({ mr, nr, unroll = 1 }: GemmShape, vectors = nr / 4): string {
+  const nv = vectors;
+  const name = vectors === nr / 4 ? '$micro' : `$micro_v${vectors}`;
   const acc = (r: number, v: number) => `$c${r}_${v}`;
   const locals = [
     ...range(mr).flatMap((r) => range(nv).map((v) => `(local ${acc(r, v)} v128)`)),
@@ -116,7 +119,7 @@ export function microKernel({ mr, nr, unroll = 1 }: GemmShape): string {
   }
 
   return `
-  (func $micro (param $ap i32) (param $bp i32) (param $cp i32) (param $ldcb i32) (param $kc i32) (param $mode i32) (param $biasp i32)
+  (func ${name} (param $ap i32) (param $bp i32) (param $cp i32) (param $ldcb i32) (param $kc i32) (param $mode i32) (param $biasp i32)
     ${locals.join(' ')}
     ${init.join('\n    ')}
     ${unroll > 1 ? `(if (i32.ge_u (local.get $kc) (i32.const ${unroll})) (then
@@ -194,10 +197,17 @@ export function gemmChunk({ mr, nr }: GemmShape): string {
       (local.set $k0 (i32.add (local.get $k0) (local.get $kcl)))
       (br_if $kblocks (i32.lt_u (local.get $k0) (local.get $K)))))
 
-  ;; a tile cut by the edge of C: prepared in the scratch tile (row stride NR) and copied back
+  ;; a tile cut by the edge of C: with all rows and a multiple of 4 columns, the narrower kernel
+  ;; writes C itself; otherwise the tile is prepared in the scratch tile (row stride NR), run by the
+  ;; narrowest kernel that covers the columns, and copied back
   (func $edge_tile (param $ap i32) (param $bp i32) (param $cp i32) (param $ldc i32) (param $kcl i32) (param $mode i32)
     (param $biasp i32) (param $rows i32) (param $cols i32) (param $s i32)
-    (local $r i32) (local $t i32) (local $v f32) (local $m i32)
+    (local $r i32) (local $t i32) (local $v f32) (local $m i32) (local $nv i32)
+    (local.set $nv (i32.shr_u (i32.add (local.get $cols) (i32.const 3)) (i32.const 2)))
+    (if (i32.and (i32.eq (local.get $rows) (i32.const ${mr})) (i32.eqz (i32.and (local.get $cols) (i32.const 3)))) (then
+      ${range(nr / 4 - 1).map((v) => `(if (i32.eq (local.get $nv) (i32.const ${v + 1})) (then
+        (call $micro_v${v + 1} (local.get $ap) (local.get $bp) (local.get $cp) (i32.shl (local.get $ldc) (i32.const 2)) (local.get $kcl) (local.get $mode) (local.get $biasp))
+        (return)))`).join('\n      ')}))
     (local.set $m (i32.and (local.get $mode) (i32.const 3)))
     (local.set $r (i32.const 0))
     (loop $rl
@@ -214,8 +224,9 @@ export function gemmChunk({ mr, nr }: GemmShape): string {
         (f32.store (i32.add (local.get $s) (i32.shl (i32.add (i32.mul (local.get $r) (i32.const ${nr})) (local.get $t)) (i32.const 2))) (local.get $v))
         (br_if $tl (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (i32.const ${nr}))))
       (br_if $rl (i32.lt_u (local.tee $r (i32.add (local.get $r) (i32.const 1))) (i32.const ${mr}))))
-    (call $micro (local.get $ap) (local.get $bp) (local.get $s) (i32.const ${nr * 4}) (local.get $kcl)
-      (i32.or (i32.const ${MODE_LOAD}) (i32.and (local.get $mode) (i32.const ${MODE_RELU}))) (i32.const 0))
+    (local.set $m (i32.or (i32.const ${MODE_LOAD}) (i32.and (local.get $mode) (i32.const ${MODE_RELU}))))
+    ${range(nr / 4).map((v) => `(if (i32.eq (local.get $nv) (i32.const ${v + 1})) (then
+      (call ${v + 1 === nr / 4 ? '$micro' : `$micro_v${v + 1}`} (local.get $ap) (local.get $bp) (local.get $s) (i32.const ${nr * 4}) (local.get $kcl) (local.get $m) (i32.const 0))))`).join('\n    ')}
     (local.set $r (i32.const 0))
     (block $rd (loop $rl2
       (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))

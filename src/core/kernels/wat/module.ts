@@ -12,17 +12,19 @@
  * optimizer, and the tile size is exactly what had to be measured and controlled.
  */
 import { GEMM_TILE, gemmChunk, microKernel, packA, packB } from './gemm';
-import { im2colPack } from './im2col';
+import { im2colPack, padPlanes } from './im2col';
 
 export function kernelModuleText(shared: boolean): string {
   const memory = shared ? '(memory 1 65536 shared)' : '(memory 1)';
   return `(module
   (import "env" "memory" ${memory})
 ${microKernel(GEMM_TILE)}
+${[1, 2, 3].map((v) => microKernel(GEMM_TILE, v)).join('\n')}
 ${gemmChunk(GEMM_TILE)}
 ${packA(GEMM_TILE)}
 ${packB(GEMM_TILE)}
 ${im2colPack(GEMM_TILE)}
+${padPlanes()}
 )
 `;
 }
