@@ -20,7 +20,7 @@ export const enum JobKind {
   Im2col = 4,
   /** [col, y, channels, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, H, W, bias, relu, channelsPerChunk] */
   Col2im = 5,
-  /** [x, y, planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, max(1)/ave(0), planesPerChunk] */
+  /** [padded src, y, planes, Hp, Wp, OH, OW, kh, kw, sh, sw, max(1)/ave(0), H, W, ph, pw, planesPerChunk] */
   Pool = 6,
   /** [x, y, batch, C, H, W, size, across(1)/within(0), positionsPerChunk, chunksPerImage, alpha(f32), beta(f32), k(f32)] */
   Lrn = 7,
@@ -28,6 +28,14 @@ export const enum JobKind {
   Depthwise = 8,
   /** [src, dst, H, W, ph, pw, channels, channelsPerChunk] */
   Pad = 9,
+  /** [src, dst, H, W, top, left, Hp, Wp, fill(f32), planes, planesPerChunk] */
+  PadFill = 10,
+  /** [x, y, C, HW, size, alpha/size(f32), k(f32), betaMode, channelsPerChunk] (one image) */
+  LrnAcross = 11,
+  /** [x, y, spatial, channels, scale, shift, relu, slope(f32), planes, planesPerChunk] */
+  Affine = 12,
+  /** [a, b, y, op, ca(f32), cb(f32), relu, slope(f32), n, elementsPerChunk (a multiple of 4)] */
+  Eltwise = 13,
 }
 
 /** A thread's handle on the module and the memory. */
@@ -105,9 +113,36 @@ export function runChunk(t: KernelThread, kind: number, a: Int32Array, chunk: nu
     case JobKind.Col2im:
       col2imChunk(t.f32(), a, chunk);
       return;
-    case JobKind.Pool:
-      poolChunk(t.f32(), a, chunk);
+    case JobKind.Pool: {
+      const [src, y, planes, Hp, Wp, OH, OW, kh, kw, sh, sw, isMax, H, W, ph, pw, per] = a as unknown as number[];
+      const c0 = chunk * per!;
+      ex.pool_planes(src!, y!, Hp!, Wp!, OH!, OW!, kh!, kw!, sh!, sw!, isMax!, H!, W!, ph!, pw!, c0, Math.min(planes!, c0 + per!));
       return;
+    }
+    case JobKind.PadFill: {
+      const [src, dst, H, W, top, left, Hp, Wp, fill, planes, per] = a as unknown as number[];
+      const c0 = chunk * per!;
+      ex.pad_fill(src!, dst!, H!, W!, top!, left!, Hp!, Wp!, argFloat(fill!), c0, Math.min(planes!, c0 + per!));
+      return;
+    }
+    case JobKind.Affine: {
+      const [x, y, spatial, channels, scale, shift, relu, slope, planes, per] = a as unknown as number[];
+      const p0 = chunk * per!;
+      ex.affine(x!, y!, spatial!, channels!, scale!, shift!, relu!, argFloat(slope!), p0, Math.min(planes!, p0 + per!));
+      return;
+    }
+    case JobKind.Eltwise: {
+      const [x, b, y, op, ca, cb, relu, slope, n, per] = a as unknown as number[];
+      const i0 = chunk * per!;
+      ex.eltwise(x!, b!, y!, op!, argFloat(ca!), argFloat(cb!), relu!, argFloat(slope!), i0, Math.min(n!, i0 + per!));
+      return;
+    }
+    case JobKind.LrnAcross: {
+      const [x, y, C, HW, size, aos, k, betaMode, per] = a as unknown as number[];
+      const c0 = chunk * per!;
+      ex.lrn_across(x!, y!, C!, HW!, size!, argFloat(aos!), argFloat(k!), betaMode!, c0, Math.min(C!, c0 + per!));
+      return;
+    }
     case JobKind.Lrn:
       lrnChunk(t.f32(), a, chunk);
       return;
@@ -146,52 +181,6 @@ function col2imChunk(m: Float32Array, a: Int32Array, chunk: number): void {
       }
     }
     if (relu) for (let i = yb; i < yb + plane; i++) if (m[i]! < 0) m[i] = 0;
-  }
-}
-
-const FLT_MAX = 3.4028234663852886e38;
-
-/** Caffe's MAX / AVE pooling (rules in reference.ts) for a range of planes. */
-function poolChunk(m: Float32Array, a: Int32Array, chunk: number): void {
-  const [x, y, planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, isMax, per] = a as unknown as number[];
-  const p0 = chunk * per!;
-  const p1 = Math.min(planes!, p0 + per!);
-  for (let pl = p0; pl < p1; pl++) {
-    const xb = (x! >> 2) + pl * H! * W!;
-    let yi = (y! >> 2) + pl * OH! * OW!;
-    for (let oy = 0; oy < OH!; oy++) {
-      const hs0 = oy * sh! - ph!;
-      const hs = Math.max(hs0, 0);
-      for (let ox = 0; ox < OW!; ox++) {
-        const ws0 = ox * sw! - pw!;
-        const ws = Math.max(ws0, 0);
-        if (isMax) {
-          const he = Math.min(hs0 + kh!, H!);
-          const we = Math.min(ws0 + kw!, W!);
-          let v = -FLT_MAX;
-          for (let iy = hs; iy < he; iy++) {
-            const r = xb + iy * W!;
-            for (let ix = ws; ix < we; ix++) {
-              const q = m[r + ix]!;
-              if (q > v) v = q;
-            }
-          }
-          m[yi++] = v;
-        } else {
-          const hp = Math.min(hs0 + kh!, H! + ph!);
-          const wp = Math.min(ws0 + kw!, W! + pw!);
-          const size = (hp - hs0) * (wp - ws0);
-          const he = Math.min(hp, H!);
-          const we = Math.min(wp, W!);
-          let s = 0;
-          for (let iy = hs; iy < he; iy++) {
-            const r = xb + iy * W!;
-            for (let ix = ws; ix < we; ix++) s += m[r + ix]!;
-          }
-          m[yi++] = s / size;
-        }
-      }
-    }
   }
 }
 

@@ -12,7 +12,9 @@ import {
   type Pool2dParams,
 } from './params';
 import {
+  channelAffineReference,
   conv2dReference,
+  eltwiseReference,
   deconv2dReference,
   innerProductReference,
   lrnReference,
@@ -322,6 +324,60 @@ describe('WebAssembly kernels equal the reference (fast-check)', () => {
         }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('elementwise kernels equal the reference (fast-check)', () => {
+  it('channelAffine: BatchNorm/Scale/ReLU as one pass, leaky slope, in place', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 70 }),
+        fc.boolean(), fc.boolean(), fc.boolean(), fc.constantFrom(0, 0.1, -0.5), fc.boolean(), fc.integer(),
+        (batch, channels, spatial, withScale, withShift, relu, negativeSlope, inPlace, seed) => {
+          const n = batch * channels * spatial;
+          const x = randomTensor(n, seed, -4, 4);
+          const scale = withScale ? randomTensor(channels, seed + 1, -2, 2) : null;
+          const shift = withShift ? randomTensor(channels, seed + 2) : null;
+          const p = { batch, channels, spatial, relu, negativeSlope };
+          const want = new Float32Array(n);
+          channelAffineReference(p, x, scale, shift, want);
+          const scaleBound = new Float32Array(n);
+          channelAffineReference({ ...p, relu: false }, absolute(x), scale && absolute(scale), shift && absolute(shift), scaleBound);
+          const got = inPlace ? x : new Float32Array(n).fill(NaN);
+          fast().channelAffine(p, x, scale, shift, got);
+          expect(mismatches(got, want, scaleBound, REL)).toEqual([]);
+        }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('eltwise: SUM with coefficients, PROD, MAX, ReLU, output aliasing an input', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 300 }), fc.constantFrom<'sum' | 'prod' | 'max'>('sum', 'prod', 'max'), fc.constantFrom(1, -1, 0.5),
+        fc.boolean(), fc.constantFrom('none', 'a', 'b'), fc.integer(),
+        (n, op, coeffB, relu, alias, seed) => {
+          const a = randomTensor(n, seed, -3, 3);
+          const b = randomTensor(n, seed + 1, -3, 3);
+          const p = { op, coeffA: 1, coeffB, relu };
+          const want = new Float32Array(n);
+          eltwiseReference(p, a, b, want);
+          const got = alias === 'a' ? a : alias === 'b' ? b : new Float32Array(n).fill(NaN);
+          fast().eltwise(p, a, b, got);
+          const bound = new Float32Array(n);
+          eltwiseReference({ ...p, op: op === 'max' ? 'max' : op, coeffB: Math.abs(coeffB), relu: false }, absolute(a), absolute(b), bound);
+          expect(mismatches(got, want, op === 'max' ? null : bound, op === 'max' ? 0 : REL)).toEqual([]);
+        }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('ReLU keeps NaN (Caffe: max(NaN, 0) is NaN) and maps -0 and negatives as its formula does', () => {
+    const x = Float32Array.from([NaN, -2, 3, -0]);
+    const y = new Float32Array(4);
+    fast().channelAffine({ batch: 1, channels: 1, spatial: 4, relu: true, negativeSlope: 0.5 }, x, null, null, y);
+    expect(Number.isNaN(y[0])).toBe(true);
+    expect(Array.from(y.subarray(1))).toEqual([-1, 3, 0]);
   });
 });
 

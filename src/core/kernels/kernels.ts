@@ -10,9 +10,11 @@
  *   when that memory is shared and views stay valid); any other Float32Array works too, at the
  *   cost of a copy in and out per call.
  */
-import type { Conv2dParams, Deconv2dParams, GemmParams, InnerProductParams, LrnParams, Pool2dParams } from './params';
+import type { AffineParams, Conv2dParams, Deconv2dParams, EltwiseParams, GemmParams, InnerProductParams, LrnParams, Pool2dParams } from './params';
 import {
+  channelAffineReference,
   conv2dReference,
+  eltwiseReference,
   deconv2dReference,
   innerProductReference,
   lrnReference,
@@ -35,6 +37,12 @@ export interface Kernels {
   innerProduct(p: InnerProductParams, input: Float32Array, weights: Float32Array, bias: Float32Array | null, output: Float32Array): void;
   pool2d(p: Pool2dParams, input: Float32Array, output: Float32Array): void;
   lrn(p: LrnParams, input: Float32Array, output: Float32Array): void;
+  /** BatchNorm / Scale / Bias / ReLU as one pass: y = x * scale[c] + shift[c] (null: 1 / 0), ReLU if asked; output may be the input. */
+  channelAffine(p: AffineParams, input: Float32Array, scale: Float32Array | null, shift: Float32Array | null, output: Float32Array): void;
+  /** Eltwise of two inputs (output.length values; output may be either input). */
+  eltwise(p: EltwiseParams, a: Float32Array, b: Float32Array, output: Float32Array): void;
+  /** Compute threads that have started serving jobs (they start asynchronously; 0 for one thread). */
+  threadsStarted(): number;
   /** Drops the packed copy of these weights (after their values changed, or to save memory). */
   forget(weights: Float32Array): void;
   /** Stops the compute threads and lets the memory go; the object must not be used afterwards. */
@@ -54,6 +62,9 @@ export function referenceKernels(): Kernels {
     innerProduct: innerProductReference,
     pool2d: pool2dReference,
     lrn: lrnReference,
+    channelAffine: channelAffineReference,
+    eltwise: eltwiseReference,
+    threadsStarted: () => 0,
     forget: () => {},
     dispose: () => {},
   };

@@ -98,6 +98,33 @@ export interface LrnParams {
   k: number;
 }
 
+/**
+ * A per-channel affine map over [batch, channels, spatial]: y = x * scale[c] + shift[c], then
+ * Caffe's ReLU when `relu` (max(y, 0) + negativeSlope * min(y, 0)). BatchNorm in inference
+ * (scale = 1 / sqrt(var + eps), shift = -mean * scale, after Caffe's moving-average factor),
+ * Scale (gamma, beta) and Bias are this map; so are their compositions.
+ */
+export interface AffineParams {
+  batch: number;
+  channels: number;
+  /** values per channel (height x width, or the product of the axes after the channel axis) */
+  spatial: number;
+  relu?: boolean;
+  negativeSlope?: number;
+}
+
+/**
+ * Caffe Eltwise of two inputs: SUM (coeffA a + coeffB b), PROD (a b) or MAX; more inputs chain
+ * (y = op(y, next)), as Caffe accumulates them. Then ReLU when `relu`, as in AffineParams.
+ */
+export interface EltwiseParams {
+  op: 'sum' | 'prod' | 'max';
+  coeffA?: number;
+  coeffB?: number;
+  relu?: boolean;
+  negativeSlope?: number;
+}
+
 /** Caffe's convolution output size: floor((in + 2 pad - (dilation (kernel - 1) + 1)) / stride) + 1. */
 export function convOutputSize(inSize: number, kernel: number, stride: number, pad: number, dilation: number): number {
   return Math.floor((inSize + 2 * pad - (dilation * (kernel - 1) + 1)) / stride) + 1;

@@ -9,7 +9,9 @@ import {
   checkLength,
   conv2dOutputShape,
   deconv2dOutputShape,
+  type AffineParams,
   type Conv2dParams,
+  type EltwiseParams,
   type Deconv2dParams,
   type GemmParams,
   type InnerProductParams,
@@ -202,5 +204,34 @@ export function lrnReference(p: LrnParams, x: Float32Array, y: Float32Array): vo
         }
       }
     }
+  }
+}
+
+function reluOf(v: number, slope: number): number {
+  return Math.max(v, 0) + slope * Math.min(v, 0);
+}
+
+export function channelAffineReference(p: AffineParams, x: Float32Array, scale: Float32Array | null, shift: Float32Array | null, y: Float32Array): void {
+  const n = p.batch * p.channels * p.spatial;
+  checkLength('affine input', x, n);
+  checkLength('affine output', y, n);
+  if (scale) checkLength('affine scale', scale, p.channels);
+  if (shift) checkLength('affine shift', shift, p.channels);
+  for (let i = 0; i < n; i++) {
+    const c = Math.floor(i / p.spatial) % p.channels;
+    const v = x[i]! * (scale ? scale[c]! : 1) + (shift ? shift[c]! : 0);
+    y[i] = p.relu ? reluOf(v, p.negativeSlope ?? 0) : v;
+  }
+}
+
+export function eltwiseReference(p: EltwiseParams, a: Float32Array, b: Float32Array, y: Float32Array): void {
+  const n = y.length;
+  checkLength('eltwise input A', a, n);
+  checkLength('eltwise input B', b, n);
+  for (let i = 0; i < n; i++) {
+    const u = a[i]!;
+    const w = b[i]!;
+    const v = p.op === 'sum' ? (p.coeffA ?? 1) * u + (p.coeffB ?? 1) * w : p.op === 'prod' ? u * w : Math.max(u, w);
+    y[i] = p.relu ? reluOf(v, p.negativeSlope ?? 0) : v;
   }
 }

@@ -12,8 +12,10 @@ import {
   checkLength,
   conv2dOutputShape,
   deconv2dOutputShape,
+  type AffineParams,
   type Conv2dParams,
   type Deconv2dParams,
+  type EltwiseParams,
   type GemmParams,
   type InnerProductParams,
   type LrnParams,
@@ -126,6 +128,10 @@ class WasmKernels implements Kernels {
 
   free(array: Float32Array): void {
     if (this.shared && this.ours.has(array.buffer)) this.heap.release(array.byteOffset);
+  }
+
+  threadsStarted(): number {
+    return this.board.helpersStarted();
   }
 
   forget(weights: Float32Array): void {
@@ -448,16 +454,23 @@ class WasmKernels implements Kernels {
 
   pool2d(p: Pool2dParams, input: Float32Array, output: Float32Array): void {
     const planes = p.batch * p.channels;
-    checkLength('pooling input', input, planes * p.inHeight * p.inWidth);
-    checkLength('pooling output', output, planes * p.outHeight * p.outWidth);
-    if (planes === 0 || p.outHeight <= 0 || p.outWidth <= 0) return;
+    const { inHeight: H, inWidth: W, outHeight: OH, outWidth: OW } = p;
+    checkLength('pooling input', input, planes * H * W);
+    checkLength('pooling output', output, planes * OH * OW);
+    if (planes === 0 || OH <= 0 || OW <= 0) return;
+    if (H <= 0 || W <= 0) throw new RangeError(`pooling: an empty ${H} x ${W} input has no windows`);
     const px = this.place(input, true);
     const py = this.place(output, false);
     try {
+      // the padded planes hold every window: Caffe's padding plus whatever the ceil rounding adds
+      const Hp = Math.max(H + 2 * p.padH, (OH - 1) * p.strideH + p.kernelH);
+      const Wp = Math.max(W + 2 * p.padW, (OW - 1) * p.strideW + p.kernelW);
+      const padded = this.workspace(3, planes * Hp * Wp * 4 + 256);
+      const isMax = p.method === 'max';
       const per = this.split(planes, 1);
+      this.run(JobKind.PadFill, [px.ptr, padded, H, W, p.padH, p.padW, Hp, Wp, floatArg(isMax ? -3.4028234663852886e38 : 0), planes, per], panels(planes, per));
       this.run(JobKind.Pool, [
-        px.ptr, py.ptr, planes, p.inHeight, p.inWidth, p.outHeight, p.outWidth, p.kernelH, p.kernelW,
-        p.strideH, p.strideW, p.padH, p.padW, p.method === 'max' ? 1 : 0, per,
+        padded, py.ptr, planes, Hp, Wp, OH, OW, p.kernelH, p.kernelW, p.strideH, p.strideW, isMax ? 1 : 0, H, W, p.padH, p.padW, per,
       ], panels(planes, per));
     } finally {
       this.settle(py, px);
@@ -474,7 +487,14 @@ class WasmKernels implements Kernels {
     const py = this.place(output, false);
     try {
       const floats = [floatArg(p.alpha), floatArg(p.beta), floatArg(p.k)];
-      if (p.region === 'across') {
+      const betaMode = p.beta === 0.75 ? 0 : p.beta === 0.5 ? 1 : p.beta === 1 ? 2 : -1;
+      if (p.region === 'across' && betaMode >= 0) {
+        const per = this.split(C, 1);
+        for (let n = 0; n < batch; n++) {
+          const off = n * C * H * W * 4;
+          this.run(JobKind.LrnAcross, [px.ptr + off, py.ptr + off, C, H * W, size, floatArg(p.alpha / size), floatArg(p.k), betaMode, per], panels(C, per));
+        }
+      } else if (p.region === 'across') {
         const hw = H * W;
         const per = Math.max(64, this.split(hw * batch, 64));
         const chunksPerImage = panels(hw, Math.min(per, hw));
@@ -487,6 +507,45 @@ class WasmKernels implements Kernels {
       }
     } finally {
       this.settle(py, px);
+    }
+  }
+
+  channelAffine(p: AffineParams, input: Float32Array, scale: Float32Array | null, shift: Float32Array | null, output: Float32Array): void {
+    const planes = p.batch * p.channels;
+    const n = planes * p.spatial;
+    checkLength('affine input', input, n);
+    checkLength('affine output', output, n);
+    if (scale) checkLength('affine scale', scale, p.channels);
+    if (shift) checkLength('affine shift', shift, p.channels);
+    if (n === 0) return;
+    const px = this.place(input, true);
+    const py = output === input ? px : this.place(output, false);
+    const ps = scale ? this.place(scale, true) : null;
+    const pt = shift ? this.place(shift, true) : null;
+    try {
+      const per = this.split(planes, Math.ceil(16384 / Math.max(1, p.spatial)));
+      this.run(JobKind.Affine, [px.ptr, py.ptr, p.spatial, p.channels, ps ? ps.ptr : 0, pt ? pt.ptr : 0, p.relu ? 1 : 0, floatArg(p.negativeSlope ?? 0), planes, per], panels(planes, per));
+    } finally {
+      if (py === px) this.settle(px, ps, pt);
+      else this.settle(py, px, ps, pt);
+    }
+  }
+
+  eltwise(p: EltwiseParams, a: Float32Array, b: Float32Array, output: Float32Array): void {
+    const n = output.length;
+    checkLength('eltwise input A', a, n);
+    checkLength('eltwise input B', b, n);
+    if (n === 0) return;
+    const pa = this.place(a, true);
+    const pb = b === a ? pa : this.place(b, true);
+    const py = output === a ? pa : output === b ? pb : this.place(output, false);
+    try {
+      const per = Math.ceil(this.split(n, 16384) / 4) * 4;
+      const op = p.op === 'sum' ? 0 : p.op === 'prod' ? 1 : 2;
+      this.run(JobKind.Eltwise, [pa.ptr, pb.ptr, py.ptr, op, floatArg(p.coeffA ?? 1), floatArg(p.coeffB ?? 1), p.relu ? 1 : 0, floatArg(p.negativeSlope ?? 0), n, per], panels(n, per));
+    } finally {
+      // the output first (copied back), then the inputs that are not the output
+      this.settle(py, ...[pa, pb].filter((t, i, all) => t !== py && all.indexOf(t) === i));
     }
   }
 }

@@ -38,6 +38,12 @@ export interface KernelExports {
   im2col_pack(src: number, C: number, Hp: number, Wp: number, kh: number, kw: number, sh: number, sw: number,
     dh: number, dw: number, OW: number, N: number, kc: number, dst: number, j0: number, j1: number, tbl: number): void;
   pad_planes(src: number, dst: number, H: number, W: number, ph: number, pw: number, c0: number, c1: number): void;
+  pad_fill(src: number, dst: number, H: number, W: number, top: number, left: number, Hp: number, Wp: number, fill: number, c0: number, c1: number): void;
+  pool_planes(src: number, dst: number, Hp: number, Wp: number, OH: number, OW: number, kh: number, kw: number, sh: number, sw: number,
+    isMax: number, H: number, W: number, ph: number, pw: number, c0: number, c1: number): void;
+  affine(x: number, y: number, spatial: number, channels: number, scale: number, shift: number, relu: number, slope: number, p0: number, p1: number): void;
+  eltwise(a: number, b: number, y: number, op: number, ca: number, cb: number, relu: number, slope: number, i0: number, i1: number): void;
+  lrn_across(x: number, y: number, C: number, HW: number, size: number, aos: number, k: number, betaMode: number, c0: number, c1: number): void;
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -13,6 +13,8 @@
  */
 import { GEMM_TILE, gemmChunk, microKernel, packA, packB } from './gemm';
 import { im2colPack, padPlanes } from './im2col';
+import { affine, eltwise } from './elementwise';
+import { lrnAcross, padFill, poolPlanes } from './pool';
 
 export function kernelModuleText(shared: boolean): string {
   const memory = shared ? '(memory 1 65536 shared)' : '(memory 1)';
@@ -25,6 +27,11 @@ ${packA(GEMM_TILE)}
 ${packB(GEMM_TILE)}
 ${im2colPack(GEMM_TILE)}
 ${padPlanes()}
+${padFill()}
+${poolPlanes()}
+${lrnAcross()}
+${affine()}
+${eltwise()}
 )
 `;
 }
