@@ -20,15 +20,14 @@ import {
 } from '../../src/core/kernels/params';
 import { randomTensor } from '../../src/core/kernels/testing';
 import { parseTextProto, type TextMessage, type TextValue } from '../../src/core/textproto';
+import type { BenchLayer } from './kernel-layers';
 
-export type HeavyLayer =
-  | { kind: 'conv'; name: string; p: Conv2dParams; bias: boolean }
-  | { kind: 'pool'; name: string; p: Pool2dParams }
-  | { kind: 'lrn'; name: string; p: LrnParams }
-  | { kind: 'ip'; name: string; p: InnerProductParams; bias: boolean };
+export type HeavyLayer = Extract<BenchLayer, { kind: 'conv' | 'pool' | 'lrn' | 'ip' }>;
 
 export interface NetLayer {
   name: string;
+  /** shapes of the bottoms */
+  ins: number[][];
   type: string;
   bottoms: string[];
   tops: string[];
@@ -175,7 +174,7 @@ export function readNet(path: string): Net {
         throw new Error(`${path}: layer ${name}: type ${type} is not in the bench's shape rules`);
     }
     for (const t of tops) shapes.set(t, out);
-    layers.push({ name, type, bottoms, tops, out, heavy, blobs });
+    layers.push({ name, type, ins, bottoms, tops, out, heavy, blobs });
   }
   return { name: str(message, 'name', path), input, layers };
 }
@@ -211,4 +210,28 @@ export function caffemodelBytes(net: Net, seed: number): Uint8Array {
 export function batchOnePrototxt(text: string): string {
   if (/^\s*input_dim\s*:/m.test(text)) return text.replace(/^(\s*input_dim\s*:\s*)\d+/m, '$11');
   return text.replace(/(input_param\s*\{\s*shape\s*:?\s*\{\s*dim\s*:\s*)\d+/, '$11');
+}
+
+/**
+ * The layers as the kernel bench runs them: heavy layers, then BatchNorm, Scale and ReLU as
+ * in-place channelAffine calls, Eltwise, Concat; Input, Dropout (identity at test time) and
+ * Softmax (1,000 values) are left out.
+ */
+export function benchLayers(net: Net): BenchLayer[] {
+  const out: BenchLayer[] = [];
+  const count = (s: number[]) => s.reduce((a, b) => a * b, 1);
+  for (const l of net.layers) {
+    if (l.heavy) {
+      out.push(l.heavy);
+      continue;
+    }
+    const x = l.ins[0] ?? [];
+    const affine = { batch: 1, channels: x[1] ?? 1, spatial: count(x.slice(2)) };
+    if (l.type === 'BatchNorm') out.push({ kind: 'affine', name: l.name, p: affine, scale: true, shift: true });
+    else if (l.type === 'Scale') out.push({ kind: 'affine', name: l.name, p: affine, scale: true, shift: l.blobs.length > 1 });
+    else if (l.type === 'ReLU') out.push({ kind: 'affine', name: l.name, p: { ...affine, relu: true }, scale: false, shift: false });
+    else if (l.type === 'Eltwise') out.push({ kind: 'eltwise', name: l.name, n: count(x) });
+    else if (l.type === 'Concat') out.push({ kind: 'concat', name: l.name, parts: l.ins.map(count) });
+  }
+  return out;
 }

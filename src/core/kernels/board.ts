@@ -115,7 +115,9 @@ export class JobBoard {
     if (args.length > ARG_WORDS) throw new RangeError(`kernel job: ${args.length} arguments is too many`);
     this.args.fill(0);
     this.args.set(args);
-    if (this.threads <= 1) {
+    if (this.threads <= 1 || total === 1) {
+      // one chunk: publishing it would only add a wake-up, and a helper that takes it and is then
+      // descheduled by a busy machine would make the caller wait
       for (let c = 0; c < total; c++) runChunk(this.thread, kind, this.args, c);
       return;
     }

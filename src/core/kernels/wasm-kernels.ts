@@ -523,7 +523,7 @@ class WasmKernels implements Kernels {
     const ps = scale ? this.place(scale, true) : null;
     const pt = shift ? this.place(shift, true) : null;
     try {
-      const per = this.split(planes, Math.ceil(16384 / Math.max(1, p.spatial)));
+      const per = this.split(planes, Math.ceil(65536 / Math.max(1, p.spatial)));
       this.run(JobKind.Affine, [px.ptr, py.ptr, p.spatial, p.channels, ps ? ps.ptr : 0, pt ? pt.ptr : 0, p.relu ? 1 : 0, floatArg(p.negativeSlope ?? 0), planes, per], panels(planes, per));
     } finally {
       if (py === px) this.settle(px, ps, pt);
@@ -540,7 +540,7 @@ class WasmKernels implements Kernels {
     const pb = b === a ? pa : this.place(b, true);
     const py = output === a ? pa : output === b ? pb : this.place(output, false);
     try {
-      const per = Math.ceil(this.split(n, 16384) / 4) * 4;
+      const per = Math.ceil(this.split(n, 65536) / 4) * 4;
       const op = p.op === 'sum' ? 0 : p.op === 'prod' ? 1 : 2;
       this.run(JobKind.Eltwise, [pa.ptr, pb.ptr, py.ptr, op, floatArg(p.coeffA ?? 1), floatArg(p.coeffB ?? 1), p.relu ? 1 : 0, floatArg(p.negativeSlope ?? 0), n, per], panels(n, per));
     } finally {
