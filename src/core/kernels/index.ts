@@ -8,6 +8,7 @@ export type { Kernels } from './kernels';
 export { referenceKernels } from './kernels';
 export { createWasmKernels, type WasmKernelOptions } from './wasm-kernels';
 export { serveKernelJobs, type ComputeThreadInit } from './board';
+export { caffeHeavyKernels, type CaffeHeavyKernels } from './caffe-adapter';
 export * from './params';
 export {
   channelAffineReference,
