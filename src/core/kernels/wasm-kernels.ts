@@ -46,6 +46,7 @@ export interface WasmKernelOptions {
 }
 
 interface Packed {
+  /** byte address of the packed copy; -1 once released */
   ptr: number;
 }
 
@@ -90,8 +91,7 @@ class WasmKernels implements Kernels {
   /** buffers our views were made on (a shared memory gets a new SharedArrayBuffer object after growing) */
   private readonly ours = new WeakSet<ArrayBufferLike>();
   private readonly packed = new WeakMap<ArrayBufferLike, Map<string, Packed>>();
-  private readonly packedPtrs = new Set<number>();
-  private readonly finalizer: FinalizationRegistry<number[]>;
+  private readonly finalizer: FinalizationRegistry<Packed>;
   private workspaces: { ptr: number; bytes: number }[] = [];
   private disposed = false;
 
@@ -105,9 +105,9 @@ class WasmKernels implements Kernels {
     this.thread = new KernelThread(instantiate(module, memory), memory, 0);
     this.board = new JobBoard(this.thread, threads);
     this.heap = new Heap(memory, HEAP_START);
-    this.finalizer = new FinalizationRegistry((ptrs) => {
-      if (this.disposed) return;
-      for (const p of ptrs) this.releasePacked(p);
+    // the packed copy of weights that were garbage-collected goes back to the heap
+    this.finalizer = new FinalizationRegistry((packed) => {
+      if (!this.disposed) this.releasePacked(packed);
     });
     if (threads > 1 && spawn) for (let t = 1; t < threads; t++) spawn({ module, memory, thread: t });
   }
@@ -140,7 +140,8 @@ class WasmKernels implements Kernels {
     const prefix = `${weights.byteOffset}:${weights.length}:`;
     for (const [k, p] of byKey) {
       if (k.startsWith(prefix)) {
-        this.releasePacked(p.ptr);
+        this.finalizer.unregister(p);
+        this.releasePacked(p);
         byKey.delete(k);
       }
     }
@@ -157,8 +158,10 @@ class WasmKernels implements Kernels {
     return this.heap.allocatedBytes;
   }
 
-  private releasePacked(ptr: number): void {
-    if (this.packedPtrs.delete(ptr)) this.heap.release(ptr);
+  private releasePacked(p: Packed): void {
+    if (p.ptr < 0) return;
+    this.heap.release(p.ptr);
+    p.ptr = -1;
   }
 
   // --- placing arguments -------------------------------------------------------------------
@@ -202,9 +205,9 @@ class WasmKernels implements Kernels {
     } finally {
       this.settle(null, src);
     }
-    byKey.set(key, { ptr });
-    this.packedPtrs.add(ptr);
-    if (!this.ours.has(w.buffer)) this.finalizer.register(w.buffer, [ptr]);
+    const packed: Packed = { ptr };
+    byKey.set(key, packed);
+    this.finalizer.register(w.buffer, packed, packed);
     return ptr;
   }
 
