@@ -198,12 +198,15 @@ console.log('1T CPU: the least CPU time of one pass on one thread (ours: process
 console.log('\n| net | GFLOP (conv) | ours 1T CPU | OpenCV 1T CPU | ours conv 1T | ours conv 2T | pool/LRN/fc 2T | elementwise 2T | ours total 1T | ours total 2T | OpenCV 1T | OpenCV 2T | OpenCV conv 2T | ours / OpenCV (2T) |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 const netFigures: { key: string; opencv: number }[] = [];
+const helperShare: string[] = [];
 let opencvVersion = '';
 for (const { key, path, net } of nets) {
   const gflop = net.layers.reduce((a, l) => a + (l.heavy?.kind === 'conv' ? 2 * conv2dMacs(l.heavy.p) : 0), 0) / 1e9;
   const layers = benchLayers(net);
   const t1 = timePass(k1, layers, NET_REPS);
+  const chunks0 = k2.helperChunks();
   const t2 = timePass(k2, layers, NET_REPS);
+  helperShare.push(`${key}: ${k2.helperChunks() - chunks0} chunks`);
   const runs = layers.map((l, i) => prepareLayer(k1, l, 100 + i));
   const cpu1 = bestCpu(NET_REPS, () => runs.forEach((r) => r.run()));
   runs.forEach((r) => r.free());
@@ -220,6 +223,7 @@ for (const { key, path, net } of nets) {
       `${fmt(c1?.total ?? NaN)} | ${fmt(c2?.total ?? NaN)} | ${fmt(c2?.conv ?? NaN)} | ${c2 ? fmt(t2.total / c2.total, 2) + 'x' : 'n/a'} |`,
   );
 }
+console.log(`\nRun by the compute thread in the 2-thread passes: ${helperShare.join('; ')}.`);
 if (opencvVersion) console.log(`\nOpenCV ${opencvVersion} (cv2.dnn.readNetFromCaffe, DNN_BACKEND_OPENCV; its convolutions include the BatchNorm, Scale and ReLU it fuses into them).`);
 k1.dispose();
 k2.dispose();

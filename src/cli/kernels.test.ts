@@ -85,4 +85,9 @@ describe('kernels on two threads (Node worker_threads)', () => {
     kernels.innerProduct(ip, xi, wi, null, yi);
     expect(mismatches(yi, ref, bound, 1e-5)).toEqual([]);
   });
+
+  it('the compute thread took chunks of the work (not only the caller)', () => {
+    // the jobs above had dozens of chunks each; the helper spins between them, so it took some
+    expect(kernels.helperChunks()).toBeGreaterThan(0);
+  });
 });

@@ -26,6 +26,7 @@ const KIND = 4;
 const QUIT = 5;
 const FAILED = 6;
 const HELPERS = 7;
+const HELPER_CHUNKS = 8;
 const ARGS = 16;
 export const ARG_WORDS = 48;
 export const BOARD_WORDS = ARGS + ARG_WORDS;
@@ -42,6 +43,7 @@ export interface ComputeThreadInit {
 }
 
 function takeChunks(board: Int32Array, t: KernelThread, tag: number, kind: number, args: Int32Array, total: number): unknown {
+  const helper = t.thread > 0;
   let error: unknown = null;
   for (;;) {
     const v = Atomics.load(board, CLAIM);
@@ -55,6 +57,7 @@ function takeChunks(board: Int32Array, t: KernelThread, tag: number, kind: numbe
       error = e;
       Atomics.store(board, FAILED, 1);
     }
+    if (helper) Atomics.add(board, HELPER_CHUNKS, 1);
     if (Atomics.add(board, DONE, 1) + 1 === total) Atomics.notify(board, DONE);
   }
 }
@@ -106,6 +109,11 @@ export class JobBoard {
   /** Helpers that have started serving (for diagnostics and benches). */
   helpersStarted(): number {
     return this.threads > 1 ? Atomics.load(this.board, HELPERS) : 0;
+  }
+
+  /** Chunks run by the helpers so far (how much of the work they took). */
+  helperChunks(): number {
+    return this.threads > 1 ? Atomics.load(this.board, HELPER_CHUNKS) : 0;
   }
 
   /** Runs `total` chunks of a job on all threads and returns when every chunk is done; rethrows a chunk's error. */

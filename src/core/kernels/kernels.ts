@@ -43,6 +43,8 @@ export interface Kernels {
   eltwise(p: EltwiseParams, a: Float32Array, b: Float32Array, output: Float32Array): void;
   /** Compute threads that have started serving jobs (they start asynchronously; 0 for one thread). */
   threadsStarted(): number;
+  /** Chunks of work the compute threads (not the calling one) have run so far. */
+  helperChunks(): number;
   /** Drops the packed copy of these weights (after their values changed, or to save memory). */
   forget(weights: Float32Array): void;
   /** Stops the compute threads and lets the memory go; the object must not be used afterwards. */
@@ -65,6 +67,7 @@ export function referenceKernels(): Kernels {
     channelAffine: channelAffineReference,
     eltwise: eltwiseReference,
     threadsStarted: () => 0,
+    helperChunks: () => 0,
     forget: () => {},
     dispose: () => {},
   };

@@ -134,6 +134,10 @@ class WasmKernels implements Kernels {
     return this.board.helpersStarted();
   }
 
+  helperChunks(): number {
+    return this.board.helperChunks();
+  }
+
   forget(weights: Float32Array): void {
     const byKey = this.packed.get(weights.buffer);
     if (!byKey) return;
