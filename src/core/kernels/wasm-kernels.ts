@@ -75,9 +75,8 @@ export function createWasmKernels(options: WasmKernelOptions = {}): Kernels | nu
   const memory = createSharedMemory(HEAP_START / PAGE + 16);
   const module = kernelModule(memory !== null);
   if (!module) return null;
-  if (!memory && wanted > 1) {
-    // no SharedArrayBuffer (a page that is not cross-origin isolated): one thread
-  }
+  // without SharedArrayBuffer (a page that is not cross-origin isolated) or a way to start
+  // threads: one thread on a plain memory
   const mem = memory ?? new WebAssembly.Memory({ initial: HEAP_START / PAGE + 16 });
   const threads = memory && options.spawn ? wanted : 1;
   return new WasmKernels(module, mem, memory !== null, threads, options.spawn);
