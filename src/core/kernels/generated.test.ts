@@ -15,7 +15,7 @@ describe('the committed kernel module', () => {
       const m = kernelModule(shared);
       expect(m).not.toBeNull();
       const names = WebAssembly.Module.exports(m!).map((e) => e.name).sort();
-      expect(names).toEqual(['affine', 'eltwise', 'gemm_chunk', 'im2col_pack', 'lrn_across', 'pack_a', 'pack_b', 'pad_fill', 'pad_planes', 'pool_planes']);
+      expect(names).toEqual(['affine', 'depthwise', 'eltwise', 'gemm_chunk', 'im2col_pack', 'lrn_across', 'pack_a', 'pack_b', 'pad_fill', 'pad_planes', 'pool_planes']);
     }
   });
 

@@ -24,7 +24,7 @@ export const enum JobKind {
   Pool = 6,
   /** [x, y, batch, C, H, W, size, across(1)/within(0), positionsPerChunk, chunksPerImage, alpha(f32), beta(f32), k(f32)] */
   Lrn = 7,
-  /** [x, w, bias, y, outPlanes, outC, coutPerGroup, inC, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, relu, planesPerChunk] */
+  /** [padded x, w, bias, y, outPlanes, outC, coutPerGroup, inC, Hp, Wp, OH, OW, kh, kw, sh, sw, dh, dw, relu, planesPerChunk] */
   Depthwise = 8,
   /** [src, dst, H, W, ph, pw, channels, channelsPerChunk] */
   Pad = 9,
@@ -146,9 +146,12 @@ export function runChunk(t: KernelThread, kind: number, a: Int32Array, chunk: nu
     case JobKind.Lrn:
       lrnChunk(t.f32(), a, chunk);
       return;
-    case JobKind.Depthwise:
-      depthwiseChunk(t.f32(), a, chunk);
+    case JobKind.Depthwise: {
+      const [x, w, bias, y, outPlanes, outC, coutG, inC, Hp, Wp, OH, OW, kh, kw, sh, sw, dh, dw, relu, per] = a as unknown as number[];
+      const p0 = chunk * per!;
+      ex.depthwise(x!, w!, bias!, y!, Hp!, Wp!, OH!, OW!, kh!, kw!, sh!, sw!, dh!, dw!, relu!, outC!, coutG!, inC!, p0, Math.min(outPlanes!, p0 + per!));
       return;
+    }
     default:
       throw new Error(`kernel job: unknown kind ${kind}`);
   }
@@ -260,57 +263,6 @@ function lrnChunk(m: Float32Array, a: Int32Array, chunk: number): void {
           const s = sat[y1 * W1 + x1]! - sat[y0 * W1 + x1]! - sat[y1 * W1 + x0]! + sat[y0 * W1 + x0]!;
           m[yb + iy * W! + ix] = m[xb + iy * W! + ix]! * powNeg(1 + norm * Math.max(0, s), beta);
         }
-      }
-    }
-  }
-}
-
-/**
- * Convolution with one input channel per group (depthwise, with any channel multiplier) for a
- * range of output planes: output channel oc reads input channel floor(oc / coutPerGroup) with its
- * own kh x kw filter. The columns whose whole window is inside the row run without bounds checks.
- */
-function depthwiseChunk(m: Float32Array, a: Int32Array, chunk: number): void {
-  const [x, w, bias, y, outPlanes, outC, coutG, inC, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, relu, per] = a as unknown as number[];
-  const p0 = chunk * per!;
-  const p1 = Math.min(outPlanes!, p0 + per!);
-  const taps = kh! * kw!;
-  // output columns [ox0, ox1) have every tap inside [0, W)
-  const ox0 = Math.min(OW!, Math.max(0, Math.ceil(pw! / sw!)));
-  const ox1 = Math.max(ox0, Math.min(OW!, Math.floor((W! - 1 + pw! - (kw! - 1) * dw!) / sw!) + 1));
-  for (let pl = p0; pl < p1; pl++) {
-    const n = Math.floor(pl / outC!);
-    const oc = pl - n * outC!;
-    const ic = Math.floor(oc / coutG!);
-    const xb = (x! >> 2) + (n * inC! + ic) * H! * W!;
-    const wb = (w! >> 2) + oc * taps;
-    const b0 = bias ? m[(bias >> 2) + oc]! : 0;
-    let yi = (y! >> 2) + pl * OH! * OW!;
-    for (let oy = 0; oy < OH!; oy++) {
-      const iy0 = oy * sh! - ph!;
-      for (let ox = 0; ox < OW!; ox++) {
-        const ix0 = ox * sw! - pw!;
-        let s = b0;
-        if (ox >= ox0 && ox < ox1) {
-          for (let ky = 0; ky < kh!; ky++) {
-            const iy = iy0 + ky * dh!;
-            if (iy < 0 || iy >= H!) continue;
-            const r = xb + iy * W! + ix0;
-            const wr = wb + ky * kw!;
-            for (let kx = 0; kx < kw!; kx++) s += m[r + kx * dw!]! * m[wr + kx]!;
-          }
-        } else {
-          for (let ky = 0; ky < kh!; ky++) {
-            const iy = iy0 + ky * dh!;
-            if (iy < 0 || iy >= H!) continue;
-            for (let kx = 0; kx < kw!; kx++) {
-              const ix = ix0 + kx * dw!;
-              if (ix < 0 || ix >= W!) continue;
-              s += m[xb + iy * W! + ix]! * m[wb + ky * kw! + kx]!;
-            }
-          }
-        }
-        m[yi++] = relu && s < 0 ? 0 : s;
       }
     }
   }

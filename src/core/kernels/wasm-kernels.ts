@@ -353,19 +353,28 @@ class WasmKernels implements Kernels {
     }
   }
 
-  /** One input channel per group: a direct loop per output plane (a GEMM with M = 1 per group would waste the tile). */
+  /**
+   * One input channel per group (depthwise, any channel multiplier): a direct SIMD loop over
+   * zero-padded planes, four outputs a vector (a GEMM with M = 1 per group would waste the tile).
+   */
   private depthwise(p: Conv2dParams, OH: number, OW: number, input: Float32Array, weights: Float32Array, bias: Float32Array | null, output: Float32Array): void {
     const px = this.place(input, true);
     const pw = this.place(weights, true);
     const py = this.place(output, false);
     const pbias = bias ? this.place(bias, true) : null;
     try {
+      const inPlanes = p.batch * p.inChannels;
+      // rows and columns every window (and the spare lanes of the last vector) may read
+      const Hp = Math.max(p.inHeight + 2 * p.padH, (OH - 1) * p.strideH + (p.kernelH - 1) * p.dilationH + 1);
+      const Wp = Math.max(p.inWidth + 2 * p.padW, (OW - 1) * p.strideW + (p.kernelW - 1) * p.dilationW + 1);
+      const padded = this.workspace(3, inPlanes * Hp * Wp * 4 + 256);
+      const perIn = this.split(inPlanes, 4);
+      this.run(JobKind.PadFill, [px.ptr, padded, p.inHeight, p.inWidth, p.padH, p.padW, Hp, Wp, floatArg(0), inPlanes, perIn], panels(inPlanes, perIn));
       const planes = p.batch * p.outChannels;
       const per = this.split(planes, 1);
       this.run(JobKind.Depthwise, [
-        px.ptr, pw.ptr, pbias ? pbias.ptr : 0, py.ptr, planes, p.outChannels, p.outChannels / p.group, p.inChannels,
-        p.inHeight, p.inWidth, OH, OW, p.kernelH, p.kernelW, p.strideH, p.strideW, p.padH, p.padW, p.dilationH, p.dilationW,
-        p.relu ? 1 : 0, per,
+        padded, pw.ptr, pbias ? pbias.ptr : 0, py.ptr, planes, p.outChannels, p.outChannels / p.group, p.inChannels,
+        Hp, Wp, OH, OW, p.kernelH, p.kernelW, p.strideH, p.strideW, p.dilationH, p.dilationW, p.relu ? 1 : 0, per,
       ], panels(planes, per));
     } finally {
       this.settle(py, px, pw, pbias);

@@ -43,6 +43,8 @@ export interface KernelExports {
     isMax: number, H: number, W: number, ph: number, pw: number, c0: number, c1: number): void;
   affine(x: number, y: number, spatial: number, channels: number, scale: number, shift: number, relu: number, slope: number, p0: number, p1: number): void;
   eltwise(a: number, b: number, y: number, op: number, ca: number, cb: number, relu: number, slope: number, i0: number, i1: number): void;
+  depthwise(src: number, w: number, bias: number, dst: number, Hp: number, Wp: number, OH: number, OW: number, kh: number, kw: number,
+    sh: number, sw: number, dh: number, dw: number, relu: number, outC: number, coutG: number, inC: number, p0: number, p1: number): void;
   lrn_across(x: number, y: number, C: number, HW: number, size: number, aos: number, k: number, betaMode: number, c0: number, c1: number): void;
 }
 

@@ -14,7 +14,7 @@
 import { GEMM_TILE, gemmChunk, microKernel, packA, packB } from './gemm';
 import { im2colPack, padPlanes } from './im2col';
 import { affine, eltwise } from './elementwise';
-import { lrnAcross, padFill, poolPlanes } from './pool';
+import { depthwise, lrnAcross, padFill, poolPlanes } from './pool';
 
 export function kernelModuleText(shared: boolean): string {
   const memory = shared ? '(memory 1 65536 shared)' : '(memory 1)';
@@ -32,6 +32,7 @@ ${poolPlanes()}
 ${lrnAcross()}
 ${affine()}
 ${eltwise()}
+${depthwise()}
 )
 `;
 }

@@ -212,3 +212,79 @@ export function lrnAcross(): string {
       (local.set $c (i32.add (local.get $c) (i32.const 1)))
       (br $cl))))`;
 }
+
+/**
+ * depthwise(src, w, bias, dst, Hp, Wp, OH, OW, kh, kw, sh, sw, dh, dw, relu, outC, coutG, inC, p0, p1):
+ * convolution with one input channel per group, output planes p0..p1 (plane p = n * outC + oc
+ * reads padded input plane n * inC + oc / coutG with filter oc), four outputs a vector, as
+ * pool_planes reads its windows; bias 0 = none; ReLU (slope 0) when relu != 0.
+ */
+export function depthwise(): string {
+  const even = '0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27';
+  return `
+  (func $depthwise (export "depthwise")
+    (param $src i32) (param $w i32) (param $bias i32) (param $dst i32) (param $Hp i32) (param $Wp i32) (param $OH i32) (param $OW i32)
+    (param $kh i32) (param $kw i32) (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $relu i32)
+    (param $outC i32) (param $coutG i32) (param $inC i32) (param $p0 i32) (param $p1 i32)
+    (local $pl i32) (local $n i32) (local $oc i32) (local $plane i32) (local $wp i32) (local $b v128) (local $o i32)
+    (local $oy i32) (local $ox i32) (local $ky i32) (local $kx i32) (local $row i32) (local $p i32) (local $acc v128) (local $v v128)
+    (local $Wp4 i32) (local $sw4 i32) (local $dw4 i32) (local $wk i32)
+    (local.set $Wp4 (i32.shl (local.get $Wp) (i32.const 2)))
+    (local.set $sw4 (i32.shl (local.get $sw) (i32.const 2)))
+    (local.set $dw4 (i32.shl (local.get $dw) (i32.const 2)))
+    (local.set $pl (local.get $p0))
+    (block $pd (loop $plp
+      (br_if $pd (i32.ge_u (local.get $pl) (local.get $p1)))
+      (local.set $n (i32.div_u (local.get $pl) (local.get $outC)))
+      (local.set $oc (i32.sub (local.get $pl) (i32.mul (local.get $n) (local.get $outC))))
+      (local.set $plane (i32.add (local.get $src) (i32.mul (i32.mul
+        (i32.add (i32.mul (local.get $n) (local.get $inC)) (i32.div_u (local.get $oc) (local.get $coutG))) (local.get $Hp)) (local.get $Wp4))))
+      (local.set $wp (i32.add (local.get $w) (i32.shl (i32.mul (local.get $oc) (i32.mul (local.get $kh) (local.get $kw))) (i32.const 2))))
+      (local.set $b (select (result v128) (v128.load32_splat (i32.add (local.get $bias) (i32.shl (local.get $oc) (i32.const 2))))
+        (v128.const i32x4 0 0 0 0) (local.get $bias)))
+      (local.set $o (i32.add (local.get $dst) (i32.shl (i32.mul (i32.mul (local.get $pl) (local.get $OH)) (local.get $OW)) (i32.const 2))))
+      (local.set $oy (i32.const 0))
+      (block $yd (loop $yl
+        (br_if $yd (i32.ge_u (local.get $oy) (local.get $OH)))
+        (local.set $row (i32.add (local.get $plane) (i32.mul (i32.mul (local.get $oy) (local.get $sh)) (local.get $Wp4))))
+        (local.set $ox (i32.const 0))
+        (block $xd (loop $xl
+          (br_if $xd (i32.ge_u (local.get $ox) (local.get $OW)))
+          (local.set $acc (local.get $b))
+          (local.set $wk (local.get $wp))
+          (local.set $ky (i32.const 0))
+          (loop $kyl
+            (local.set $p (i32.add (i32.add (local.get $row) (i32.mul (i32.mul (local.get $ky) (local.get $dh)) (local.get $Wp4)))
+              (i32.mul (local.get $ox) (local.get $sw4))))
+            (local.set $kx (i32.const 0))
+            (loop $kxl
+              (if (i32.eq (local.get $sw) (i32.const 1))
+                (then (local.set $v (v128.load (local.get $p))))
+                (else (if (i32.eq (local.get $sw) (i32.const 2))
+                  (then (local.set $v (i8x16.shuffle ${even} (v128.load (local.get $p)) (v128.load offset=16 (local.get $p)))))
+                  (else
+                    (local.set $v (f32x4.splat (f32.load (local.get $p))))
+                    (local.set $v (f32x4.replace_lane 1 (local.get $v) (f32.load (i32.add (local.get $p) (local.get $sw4)))))
+                    (local.set $v (f32x4.replace_lane 2 (local.get $v) (f32.load (i32.add (local.get $p) (i32.shl (local.get $sw4) (i32.const 1))))))
+                    (local.set $v (f32x4.replace_lane 3 (local.get $v) (f32.load (i32.add (local.get $p) (i32.mul (local.get $sw4) (i32.const 3))))))))))
+              (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (v128.load32_splat (local.get $wk)) (local.get $v))))
+              (local.set $wk (i32.add (local.get $wk) (i32.const 4)))
+              (local.set $p (i32.add (local.get $p) (local.get $dw4)))
+              (br_if $kxl (i32.lt_u (local.tee $kx (i32.add (local.get $kx) (i32.const 1))) (local.get $kw))))
+            (br_if $kyl (i32.lt_u (local.tee $ky (i32.add (local.get $ky) (i32.const 1))) (local.get $kh))))
+          (if (local.get $relu) (then (local.set $acc (f32x4.pmax (local.get $acc) (v128.const i32x4 0 0 0 0)))))
+          (if (i32.le_u (i32.add (local.get $ox) (i32.const 4)) (local.get $OW))
+            (then (v128.store (local.get $o) (local.get $acc)))
+            (else
+              (f32.store (local.get $o) (f32x4.extract_lane 0 (local.get $acc)))
+              (if (i32.gt_u (local.get $OW) (i32.add (local.get $ox) (i32.const 1))) (then (f32.store offset=4 (local.get $o) (f32x4.extract_lane 1 (local.get $acc)))))
+              (if (i32.gt_u (local.get $OW) (i32.add (local.get $ox) (i32.const 2))) (then (f32.store offset=8 (local.get $o) (f32x4.extract_lane 2 (local.get $acc)))))))
+          (local.set $o (i32.add (local.get $o) (i32.shl (select (i32.const 4) (i32.sub (local.get $OW) (local.get $ox))
+            (i32.le_u (i32.add (local.get $ox) (i32.const 4)) (local.get $OW))) (i32.const 2))))
+          (local.set $ox (i32.add (local.get $ox) (i32.const 4)))
+          (br $xl)))
+        (local.set $oy (i32.add (local.get $oy) (i32.const 1)))
+        (br $yl)))
+      (local.set $pl (i32.add (local.get $pl) (i32.const 1)))
+      (br $plp))))`;
+}
