@@ -7,7 +7,7 @@
  * register-tiled and unrolled, which is mechanical to write as a loop over rows and vectors here
  * and error-prone by hand; wabt (the WebAssembly group's own toolkit, on npm) turns text into
  * bytes and validates them, so no hand-written binary encoder is needed, and the app ships the
- * finished bytes (about 7 KB) with no compiler at run time. AssemblyScript was the other option:
+ * finished bytes (about 8 KB) with no compiler at run time. AssemblyScript was the other option:
  * its SIMD intrinsics give the same instructions, but the register tile would be hidden behind its
  * optimizer, and the tile size is exactly what had to be measured and controlled.
  */
