@@ -1,9 +1,9 @@
 /**
- * Assembles the kernel module text with wabt (a devDependency: generation time and tests only,
+ * Assembles the kernel module text (src/core/kernels/wat) with wabt (a devDependency: generation time and tests only,
  * never imported by the app) into the committed TypeScript module.
  */
 import wabtInit from 'wabt';
-import { kernelModuleText } from './module';
+import { kernelModuleText } from '../src/core/kernels/wat/module';
 
 const FEATURES = { simd: true, threads: true };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KERNELS_WASM_SHARED, KERNELS_WASM_UNSHARED } from './generated/kernels-wasm';
-import { decodeBase64, kernelModule } from './wasm-module';
-import { assembleKernelModules } from './wat/assemble';
+import { KERNELS_WASM_SHARED, KERNELS_WASM_UNSHARED } from '../src/core/kernels/generated/kernels-wasm';
+import { decodeBase64, kernelModule } from '../src/core/kernels/wasm-module';
+import { assembleKernelModules } from '../scripts/kernels-assemble';
 
 describe('the committed kernel module', () => {
   it('is what scripts/gen-kernels.ts makes from wat/*.ts today (run it after changing the text)', async () => {
