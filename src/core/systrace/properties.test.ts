@@ -156,7 +156,11 @@ describe('hostile inputs', () => {
     const a = analyseText(ftraceText([...ends, ...begins]), 'u.txt');
     expect(a.diagnostics.filter((d) => d.source === 'unbalanced').length).toBeGreaterThan(0);
     expect(a.runs[0]!.status).toBe('incomplete');
-    expect(formatStderr(a)).toContain('Incomplete trace');
+    // AOSP stops at the first end: it echoes the line on stdout and never reaches the run's end
+    expect(a.fatal).toMatchObject({ stage: 'mark', line: 5 });
+    expect(a.runs[0]!.output).toBe('not-reached');
+    expect(formatText(a)).toMatch(/^failed on line 5 .*tracing_mark_write: E\|1\n\n$/);
+    expect(formatStderr(a)).toBe('');
   });
   it('nesting deeper than the limit is a diagnostic', () => {
     const depth = 5000;
