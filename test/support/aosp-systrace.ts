@@ -82,15 +82,25 @@ export type Verdict =
 
 export const OUR_ERROR_PREFIX = 'npu-studio systrace: ';
 
-/** Compares our CLI's output with AOSP's for one capture and option set. */
+/** AOSP's standard error before its traceback (all of it when it did not raise). */
+export function stderrBeforeTraceback(stderr: string): string {
+  const tb = stderr.indexOf('Traceback (most recent call last):');
+  return tb < 0 ? stderr : stderr.slice(0, tb);
+}
+
+/**
+ * Compares our CLI's output with AOSP's for one capture and option set. `aosp.stderr` may hold
+ * the traceback or stop before it (stored goldens); `aosp.exception` says whether it raised.
+ */
 export function compare(aosp: RunOutput, ours: RunOutput): Verdict {
   if (aosp.stdout !== ours.stdout) return 'stdout-differs';
   if (aosp.status !== ours.status) return 'status-differs';
-  const tb = aosp.stderr.indexOf('Traceback (most recent call last):');
-  if (tb < 0) return aosp.stderr === ours.stderr ? 'same' : 'stderr-differs';
+  const raised = !!aosp.exception || aosp.stderr.includes('Traceback (most recent call last):');
+  const before = stderrBeforeTraceback(aosp.stderr);
+  if (!raised) return before === ours.stderr ? 'same' : 'stderr-differs';
   const ourLines = ours.stderr.split('\n');
   const errorLines = ourLines.filter((l) => l.startsWith(OUR_ERROR_PREFIX));
   const rest = ourLines.filter((l) => !l.startsWith(OUR_ERROR_PREFIX)).join('\n');
-  if (errorLines.length !== 1 || rest !== aosp.stderr.slice(0, tb)) return 'stderr-differs';
+  if (errorLines.length !== 1 || rest !== before) return 'stderr-differs';
   return 'same-until-aosp-error';
 }

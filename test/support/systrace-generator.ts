@@ -76,6 +76,8 @@ export interface GeneratorOptions {
   hostile?: HostileKind | null;
   /** size factor: 0 small (for committed goldens) .. 2 large; default random 0..1 */
   size?: number;
+  /** force the systrace HTML or the plain ftrace text form (default: either, at random) */
+  form?: 'html' | 'ftrace';
 }
 
 export interface GeneratedCapture {
@@ -87,7 +89,7 @@ export interface GeneratedCapture {
   features: string[];
 }
 
-const MODEL_NAMES = ['mobilenet_quantized', 'HDRNet_QUANT8', 'inception_v3', 'tts_float', 'asr float', 'NaNet', 'model[x]', 'ssd-mobilenet'];
+const MODEL_NAMES = ['mobilenet_quantized', 'HDRNet_QUANT8', 'inception_v3', 'tts_float', 'asr float', 'NaNet', 'model[x]', 'ssd-mobilenet', 'mod\u00e8le_\u00e9t\u00e9', '\u6a21\u578b', 'say "hi"\\'];
 const ODD_TASKS = ['<...>', 'GLThread 35', 'HwBinder:784_1', 'allocator@1.0-s', 'worker-12', 'a (b)', 'xy', 'sixteen_chars_xx', 'NN-9', 'th\u00e9read', 'tab\tname', '12345'];
 
 /** The simulated clock and event list, with per-thread open-scope stacks. */
@@ -102,6 +104,22 @@ class Sim {
     readonly bareEnd: (th: Thread) => boolean,
   ) {
     this.us = startUs;
+  }
+  /**
+   * Runs `body` on another thread's clock that starts now: its events interleave by time with the
+   * caller's later ones (the final capture is sorted by time). Returns the time it ends.
+   */
+  fork(w: World, body: () => void): number {
+    const sub = new Sim(this.rng, this.us, this.bareEnd);
+    sub.events = this.events;
+    const saved = w.sim;
+    w.sim = sub;
+    try {
+      body();
+    } finally {
+      w.sim = saved;
+    }
+    return sub.us;
   }
   tick(max = 900): void {
     const r = this.rng.next();
@@ -177,6 +195,8 @@ interface World {
   appMarks: boolean;
   features: Set<string>;
   size: number;
+  /** a second NNAPI client process (AOSP's README: results are valid with one only) */
+  secondApp: Thread | null;
 }
 
 const fname = (r: Rng, base: string): string => (r.chance(0.15) ? `${base}${r.pick(['', '_1_1', '_1_2', '_1_3'])}` : base);
@@ -364,16 +384,30 @@ function oneExecution(w: World, hostile: HostileKind | null, k: number): void {
         if (!onWorker) computeInside(w, app);
         if (rng.chance(0.3)) sim.scope(app, '[NN_LR_PE]ANeuralNetworksEvent_create');
       });
+      let doneAt = sim.us;
       if (onWorker) {
         w.features.add('worker');
-        if (rng.chance(0.5)) sim.scope(w.worker, '[NN_LR_PE]asyncStartComputePartitioned', () => computeInside(w, w.worker));
-        else {
-          // the worker only issues the IPC call: an untracked thread (dropped upstream)
-          sim.scope(w.worker, 'HIDL::IPreparedModel::execute::client', () => w.hasDriver && driverExecution(w));
-          w.features.add('untracked');
-        }
+        // the worker computes while the app returns from startCompute and waits: concurrent marks
+        const concurrent = rng.chance(0.6);
+        const work = (): void => {
+          const s = w.sim;
+          if (rng.chance(0.5)) s.scope(w.worker, '[NN_LR_PE]asyncStartComputePartitioned', () => computeInside(w, w.worker));
+          else {
+            // the worker only issues the IPC call: an untracked thread (dropped upstream)
+            s.scope(w.worker, 'HIDL::IPreparedModel::execute::client', () => w.hasDriver && driverExecution(w));
+            w.features.add('untracked');
+          }
+        };
+        if (concurrent) {
+          doneAt = sim.fork(w, work);
+          w.features.add('concurrent');
+        } else work();
       }
-      if (!(hostile === 'start-without-wait' && k === 0)) sim.scope(app, '[NN_LR_PE]ANeuralNetworksEvent_wait');
+      if (!(hostile === 'start-without-wait' && k === 0)) {
+        sim.scope(app, '[NN_LR_PE]ANeuralNetworksEvent_wait', () => {
+          if (sim.us < doneAt) sim.us = doneAt;
+        });
+      }
       sim.scope(app, `[NN_LR_${rng.chance(0.5) ? 'PT' : 'PE'}]ANeuralNetworksEvent_free`);
     } else if (mode < 0.85) {
       w.features.add('sync');
@@ -436,6 +470,13 @@ function noise(w: World, others: Thread[]): void {
     sim.scope(th, rng.pick(['eglSwapBuffers', 'HIDL::IMapper::importBuffer::passthrough', 'HIDL::IServiceManager::get::client', 'Choreographer#doFrame']));
   }
   if (rng.chance(0.15)) sim.scope(w.app, rng.pick(['RenderThread::draw', 'app_section', 'HIDL::IServiceManager::get::client']));
+  if (w.secondApp && rng.chance(0.7)) {
+    const th = w.secondApp;
+    const call = rng.pick(['[NN_LR_PP]ANeuralNetworksModel_create', '[NN_LR_PC]ANeuralNetworksCompilation_finish', '[NN_LR_PE]ANeuralNetworksExecution_compute']);
+    sim.scope(th, call, () => {
+      if (call.includes('_PE]') && rng.chance(0.5)) sim.scope(th, '[NN_LC_PCO]cpu_op');
+    });
+  }
 }
 
 function run(w: World, hostile: HostileKind | null, others: Thread[], index: number): void {
@@ -500,7 +541,8 @@ export function generateCapture(seed: number, options: GeneratorOptions = {}): G
   const size = options.size ?? rng.next();
   const tgidColumn = hostile === 'dashes-bare-end' || (hostile !== 'old-bare-end-first' && rng.chance(0.8));
   if (!tgidColumn) features.add('old-format');
-  const html = rng.chance(0.5);
+  const htmlDrawn = rng.chance(0.5);
+  const html = options.form ? options.form === 'html' : htmlDrawn;
   features.add(html ? 'html' : 'ftrace-text');
   const appPid = rng.int(300, 32000);
   const drvPid = rng.int(300, 32000);
@@ -537,10 +579,20 @@ export function generateCapture(seed: number, options: GeneratorOptions = {}): G
     appMarks: rng.chance(0.85),
     features,
     size,
+    secondApp: rng.chance(0.05) ? { tid: appPid + 101, tgid: appPid + 100, task: 'other_client' } : null,
   };
+  if (w.secondApp) features.add('second-app');
+  // a capture without NNAPI marks at all (AOSP still prints a table of n/a and -)
+  const empty = !hostile && rng.chance(0.02);
+  if (empty) {
+    features.add('no-nnapi-marks');
+    w.runtime = false;
+    w.appMarks = false;
+    w.hasDriver = false;
+  }
   if (w.hasDriver) features.add('driver-process');
   if (!w.appMarks) features.add('no-app-marks');
-  const runs = options.runs ?? rng.int(1, size > 0.6 ? 4 : 3);
+  const runs = options.runs ?? (empty ? 1 : rng.int(1, size > 0.6 ? 4 : 3));
   features.add(`runs:${runs}`);
 
   if (hostile === 'old-bare-end-first') sim.emit(app, 'E');
@@ -550,7 +602,8 @@ export function generateCapture(seed: number, options: GeneratorOptions = {}): G
   const dropMidEnd = runs > 1 && rng.chance(0.1);
   for (let i = 0; i < runs; i++) {
     const before = sim.events.length;
-    run(w, hostile, others, i);
+    if (empty) noise(w, others);
+    else run(w, hostile, others, i);
     if (dropMidEnd && i === 0) {
       // an E lost in the middle of the first run: that run is incomplete, the next PO resets it
       const ends = sim.events.map((e, k) => (k >= before && e.th === app && e.mark[0] === 'E' ? k : -1)).filter((k) => k >= 0);
@@ -584,6 +637,7 @@ export function generateCapture(seed: number, options: GeneratorOptions = {}): G
   for (const [e] of order) {
     if (rng.chance(0.03)) lines.push(rng.pick(NOISE_LINES).replace('{T}', `${Math.floor(e.us / 1e6)}.${String(e.us % 1e6).padStart(6, '0')}`));
     let l = line(e, fmt, rng);
+    if (rng.chance(0.01)) l = `\t${l.trimStart()}`;
     // trailing blanks belong to the mark upstream reads (harmless on an app mark or an end)
     if ((e.mark.includes('[NN_LA_') || e.mark[0] === 'E') && rng.chance(0.02)) l += ' ';
     lines.push(l);

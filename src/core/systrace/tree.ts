@@ -127,10 +127,15 @@ export function elapsedLessSubtracted(n: CallNode, clock: Clock): number | null 
  */
 function removeNodes(root: CallNode, drop: (n: CallNode) => boolean, removed?: (n: CallNode, into: CallNode) => void): void {
   const doomed = preorder(root).filter((n) => !n.isRoot && drop(n));
+  if (!doomed.length) return;
+  // one pass with lazy deletion: removing a node keeps the order of the others, and children
+  // are appended in the order upstream appends them (pre-order: a parent goes before its children)
+  const deleted = new Set<CallNode>();
+  const touched = new Set<CallNode>();
   for (const n of doomed) {
     const p = n.parent!;
-    const i = p.children.indexOf(n);
-    if (i >= 0) p.children.splice(i, 1);
+    deleted.add(n);
+    touched.add(p);
     for (const c of n.children) {
       p.children.push(c);
       c.parent = p;
@@ -138,6 +143,7 @@ function removeNodes(root: CallNode, drop: (n: CallNode) => boolean, removed?: (
     removed?.(n, p);
     n.parent = null;
   }
+  for (const p of touched) p.children = p.children.filter((c) => !deleted.has(c));
 }
 
 /** `remove_ignored`: deletes LX nodes; `removed` hears of each with the node that took its children. */
@@ -246,6 +252,16 @@ export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
       found.push(n);
     }
   }
+  // where each child sits in its parent's list (replacing a child in place keeps the others' places)
+  const places = new Map<CallNode, Map<CallNode, number>>();
+  const placeOf = (p: CallNode, n: CallNode): number => {
+    let m = places.get(p);
+    if (!m) {
+      m = new Map(p.children.map((c, i) => [c, i]));
+      places.set(p, m);
+    }
+    return m.get(n) ?? -1;
+  };
   for (const n of found) {
     const ph = phaseOf(n);
     const p = n.parent!;
@@ -270,8 +286,11 @@ export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
       parent: p,
       synthetic: true,
     };
-    const i = p.children.indexOf(n);
-    if (i >= 0) p.children[i] = la;
+    const i = placeOf(p, n);
+    if (i >= 0) {
+      p.children[i] = la;
+      places.get(p)!.set(la, i);
+    }
     n.parent = la;
   }
 }
