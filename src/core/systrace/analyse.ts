@@ -248,13 +248,15 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
         runDiags.push({ severity: 'error', file, line: runFirstLine, message, source: 'limit' });
         runFailed(runFirstLine, message);
       } else {
+        let nestings = 0;
         for (const t of trackerList) {
           for (const e of t.rewrite()) {
             const msg = `illegal nesting on thread ${t.pid}: ${e.problem} (${e.path})`;
-            runDiags.push({ severity: 'error', file, line: e.node.line, path: e.path, message: msg, source: 'nesting' });
+            if (nestings++ < 20) runDiags.push({ severity: 'error', file, line: e.node.line, path: e.path, message: msg, source: 'nesting' });
             runFailed(e.node.line, msg);
           }
         }
+        if (nestings > 20) runDiags.push({ severity: 'error', file, line: runFirstLine, message: `${nestings - 20} more illegal nestings in run ${index + 1}`, source: 'nesting' });
         statsUp = trackerList.map((t) => t.calculateStats(upstreamClock));
         const statsEx = trackerList.map((t) => t.calculateStats(exactClock));
         const up = aggregateTimes(trackerList, statsUp, upstreamClock, specialCaseLrPe, true);

@@ -332,6 +332,9 @@ export interface NestingError {
   path: string;
 }
 
+/** Paths are written out for this many problems (a hostile capture can have a million). */
+const NESTING_PATHS = 50;
+
 /** `validate_nesting`: every problem, in pre-order (upstream stops at the first). */
 export function validateNesting(root: CallNode): NestingError[] {
   const errors: NestingError[] = [];
@@ -341,12 +344,8 @@ export function validateNesting(root: CallNode): NestingError[] {
     const problem = nestingProblem(n, c);
     if (problem) {
       const path: string[] = [];
-      let a: CallNode | null = c;
-      while (a && !a.isRoot) {
-        path.unshift(a.mark ?? '(switch)');
-        a = a.parent;
-      }
-      errors.push({ node: c, parent: n, problem, path: path.join(' > ') });
+      for (let a: CallNode | null = c; errors.length < NESTING_PATHS && a && !a.isRoot; a = a.parent) path.push(a.mark ?? '(switch)');
+      errors.push({ node: c, parent: n, problem, path: path.reverse().join(' > ') });
     }
   }
   return errors;
