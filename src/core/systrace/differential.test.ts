@@ -9,6 +9,7 @@
  *   SYSTRACE_DIFF_N       number of captures (default 300)
  *   SYSTRACE_DIFF_SEED    first seed (default 1); capture i uses seed SEED + i
  *   SYSTRACE_DIFF_REPORT  write every difference (seed, options, both outputs) to this JSON file
+ *   SYSTRACE_DIFF_OPTIONS other option sets instead of the five, `;`-separated (e.g. `--print-detail`)
  *   AOSP_PYTHON           Python interpreter (default python3)
  *
  * Reproduce one capture: `generateCapture(seed)` gives the same text; write it to a file and run
@@ -27,6 +28,9 @@ import { generateCapture } from '../../../test/support/systrace-generator';
 const SCRIPT = process.env.AOSP_PARSE_SYSTRACE;
 const N = Number(process.env.SYSTRACE_DIFF_N ?? 300);
 const FIRST_SEED = Number(process.env.SYSTRACE_DIFF_SEED ?? 1);
+const OPTIONS: readonly (readonly string[])[] = process.env.SYSTRACE_DIFF_OPTIONS
+  ? process.env.SYSTRACE_DIFF_OPTIONS.split(';').map((o) => o.split(' ').filter(Boolean))
+  : OPTION_SETS;
 
 async function ours(args: readonly string[]): Promise<RunOutput> {
   let stdout = '';
@@ -45,7 +49,7 @@ interface Difference {
 }
 
 describe.skipIf(!SCRIPT)('differential: our systrace CLI vs AOSP parse_systrace.py (needs AOSP_PARSE_SYSTRACE)', () => {
-  it(`${N} generated captures x ${OPTION_SETS.length} option sets: same stdout, exit status and stderr`, { timeout: 0 }, async () => {
+  it(`${N} generated captures x ${OPTIONS.length} option sets: same stdout, exit status and stderr`, { timeout: 0 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'systrace-diff-'));
     try {
       const captures = Array.from({ length: N }, (_, i) => generateCapture(FIRST_SEED + i));
@@ -53,7 +57,7 @@ describe.skipIf(!SCRIPT)('differential: our systrace CLI vs AOSP parse_systrace.
       for (const c of captures) {
         const file = join(dir, c.name);
         writeFileSync(file, c.text);
-        for (let o = 0; o < OPTION_SETS.length; o++) jobs.push({ id: `${c.seed}/${o}`, args: [...OPTION_SETS[o]!, file] });
+        for (let o = 0; o < OPTIONS.length; o++) jobs.push({ id: `${c.seed}/${o}`, args: [...OPTIONS[o]!, file] });
       }
       const aosp = await runAosp(SCRIPT!, jobs, dir);
       const verdicts = new Map<string, number>();
@@ -61,10 +65,10 @@ describe.skipIf(!SCRIPT)('differential: our systrace CLI vs AOSP parse_systrace.
       const differences: Difference[] = [];
       const all: { seed: number; options: string; verdict: Verdict; exception: string | null; features: string[] }[] = [];
       for (const c of captures) {
-        for (let o = 0; o < OPTION_SETS.length; o++) {
+        for (let o = 0; o < OPTIONS.length; o++) {
           const a = aosp.get(`${c.seed}/${o}`);
           if (!a) throw new Error(`no AOSP result for seed ${c.seed}, options ${o}`);
-          const u = await ours([...OPTION_SETS[o]!, join(dir, c.name)]);
+          const u = await ours([...OPTIONS[o]!, join(dir, c.name)]);
           const v = compare(a, u);
           verdicts.set(v, (verdicts.get(v) ?? 0) + 1);
           const ex = a.exception ?? exceptionOf(a.stderr);
@@ -72,14 +76,14 @@ describe.skipIf(!SCRIPT)('differential: our systrace CLI vs AOSP parse_systrace.
             const type = ex.split(/[:\n]/)[0]!;
             exceptions.set(type, (exceptions.get(type) ?? 0) + 1);
           }
-          all.push({ seed: c.seed, options: OPTION_SETS[o]!.join(' '), verdict: v, exception: ex ? ex.split('\n')[0]!.slice(0, 200) : null, features: c.features });
+          all.push({ seed: c.seed, options: OPTIONS[o]!.join(' '), verdict: v, exception: ex ? ex.split('\n')[0]!.slice(0, 200) : null, features: c.features });
           if (v !== 'same' && v !== 'same-until-aosp-error') {
-            differences.push({ seed: c.seed, options: OPTION_SETS[o]!.join(' ') || '(default)', verdict: v, features: c.features, aosp: a, ours: u });
+            differences.push({ seed: c.seed, options: OPTIONS[o]!.join(' ') || '(default)', verdict: v, features: c.features, aosp: a, ours: u });
           }
         }
       }
       const lines = [
-        `systrace differential: ${N} captures (seeds ${FIRST_SEED}..${FIRST_SEED + N - 1}) x ${OPTION_SETS.length} option sets = ${N * OPTION_SETS.length} runs`,
+        `systrace differential: ${N} captures (seeds ${FIRST_SEED}..${FIRST_SEED + N - 1}) x ${OPTIONS.length} option sets = ${N * OPTIONS.length} runs`,
         ...[...verdicts].sort().map(([k, n]) => `  ${k}: ${n}`),
         `  AOSP exceptions (runs): ${[...exceptions].sort().map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
       ];

@@ -322,7 +322,7 @@ function pyBool(b: boolean): string {
 
 /** Per-tracker statistics: `<tid> App|Driver`, then each key with its contributing marks. */
 export function statsDetail(tracker: Tracker, stats: Stats | null): string {
-  let out = `${tracker.tid} ${tracker.isDriver ? 'Driver' : 'App'}\n`;
+  let out = `${tracker.pid} ${tracker.isDriver ? 'Driver' : 'App'}\n`;
   if (!stats) return out;
   for (const [key, e] of stats) {
     out += `${key} ${pyFloatRepr(e.total)}\n`;
