@@ -8,8 +8,6 @@ import { pyFixed2, pyFloatRepr, PyInt, type PyJson, pyJsonDumps } from './pyform
 import { elapsedLessSubtracted, type CallNode, upstreamClock } from './tree';
 import type { Stats, Tracker } from './tracker';
 
-export const TEMPLATE_LAYERS = ['LA', 'LC', 'LD', 'LI', 'LR', 'LT'] as const;
-export const TEMPLATE_PHASES = ['PC', 'PE', 'PEO', 'PI', 'PIO', 'PO', 'PP', 'PR', 'PT'] as const;
 
 export interface TemplateOptions {
   totalTimes?: boolean;
@@ -83,33 +81,31 @@ export function templateInputs(agg: Aggregate, opts: TemplateOptions): TemplateI
 // text tables
 // ---------------------------------------------------------------------------------------------
 
+/** A column of the structured table (the text comes from the templates below). */
 interface ColumnSpec {
   key: string;
   label: string;
-  width: number;
-  /** 1-based column where the value's last character falls */
-  end: number;
   percent?: boolean;
 }
 
 const ALL_PHASES_COLUMNS: ColumnSpec[] = [
-  { key: 'PI', label: 'Initialization', width: 9, end: 28 },
-  { key: 'PP', label: 'Preparation', width: 9, end: 42 },
-  { key: 'PC', label: 'Compilation', width: 9, end: 56 },
-  { key: 'PIO', label: 'I/O', width: 11, end: 70 },
-  { key: 'PEO', label: 'Compute', width: 11, end: 84 },
-  { key: 'PR', label: 'Results', width: 9, end: 97 },
-  { key: 'PE', label: 'Ex. total', width: 9, end: 111 },
-  { key: 'PT', label: 'Termination', width: 9, end: 125 },
-  { key: 'PO', label: 'Total', width: 9, end: 138 },
+  { key: 'PI', label: 'Initialization' },
+  { key: 'PP', label: 'Preparation' },
+  { key: 'PC', label: 'Compilation' },
+  { key: 'PIO', label: 'I/O' },
+  { key: 'PEO', label: 'Compute' },
+  { key: 'PR', label: 'Results' },
+  { key: 'PE', label: 'Ex. total' },
+  { key: 'PT', label: 'Termination' },
+  { key: 'PO', label: 'Total' },
 ];
 
 const PER_EXECUTION_COLUMNS: ColumnSpec[] = [
-  { key: 'PIO', label: 'I/O', width: 11, end: 25 },
-  { key: 'PEO', label: 'Compute', width: 11, end: 39 },
-  { key: 'PR', label: 'Results', width: 9, end: 52 },
-  { key: 'PE', label: 'Total', width: 9, end: 66 },
-  { key: 'PEp', label: 'Percentage', width: 9, end: 79, percent: true },
+  { key: 'PIO', label: 'I/O' },
+  { key: 'PEO', label: 'Compute' },
+  { key: 'PR', label: 'Results' },
+  { key: 'PE', label: 'Total' },
+  { key: 'PEp', label: 'Percentage', percent: true },
 ];
 
 const ROWS: { layer: TableLayer; label: string }[] = [
