@@ -1,0 +1,182 @@
+/**
+ * The engine AST (nvdla/sw `engine_ast`): engine nodes named as NVDLA names them (`dc-conv-0`,
+ * `bias-0`, `pdp-0`, ...), data edges (a tensor on a wire, auxiliary when it carries weights,
+ * bias, scale or batch-norm data), compute and hazard edges (ordering only), and, once registered,
+ * tensor surfaces `tsd-N` and buffers `tb-N`. Plain data: every pass returns a new graph (weights
+ * are float32 arrays shared between the graphs, never copied).
+ */
+import type { OriginSet } from '../../origin';
+import type { GraphTensor } from '../canonical/graph';
+import type { ActivationType, BiasMode, Dims2, Dims4, ElementWiseOperation, PoolingType, Weights } from '../network/model';
+import type { DataFormat } from '../surface';
+
+export type EngineType = 'CPU' | 'CONVOLUTION' | 'RUBIK' | 'SDP' | 'PDP' | 'CDP' | 'BDMA' | 'CONCATENATION' | 'SPLIT' | 'MULTI_OPS';
+
+export type EngineOpType =
+  | 'CPU_SCALE'
+  | 'CPU_SOFTMAX'
+  | 'CONVOLUTION_CONV'
+  | 'CONVOLUTION_FC'
+  | 'CONVOLUTION_DECONV'
+  | 'RUBIK_DECONV'
+  | 'SDP_ACTIVATION'
+  | 'SDP_SCALE'
+  | 'SDP_BATCH_NORM'
+  | 'SDP_ELEMENTWISE'
+  | 'SDP_BIAS'
+  | 'SDP_NOP'
+  | 'PDP_POOL'
+  | 'CDP_LRN'
+  | 'BDMA_SINGLE_DMA'
+  | 'BDMA_GROUP_DMA'
+  | 'CONCATENATION_CONCAT'
+  | 'SPLIT_SOFTWARE'
+  | 'SDP_SUPER';
+
+export const ENGINE_TYPE_OF: Record<EngineOpType, EngineType> = {
+  CPU_SCALE: 'CPU',
+  CPU_SOFTMAX: 'CPU',
+  CONVOLUTION_CONV: 'CONVOLUTION',
+  CONVOLUTION_FC: 'CONVOLUTION',
+  CONVOLUTION_DECONV: 'CONVOLUTION',
+  RUBIK_DECONV: 'RUBIK',
+  SDP_ACTIVATION: 'SDP',
+  SDP_SCALE: 'SDP',
+  SDP_BATCH_NORM: 'SDP',
+  SDP_ELEMENTWISE: 'SDP',
+  SDP_BIAS: 'SDP',
+  SDP_NOP: 'SDP',
+  SDP_SUPER: 'SDP',
+  PDP_POOL: 'PDP',
+  CDP_LRN: 'CDP',
+  BDMA_SINGLE_DMA: 'BDMA',
+  BDMA_GROUP_DMA: 'BDMA',
+  CONCATENATION_CONCAT: 'CONCATENATION',
+  SPLIT_SOFTWARE: 'SPLIT',
+};
+
+export type ConvolutionMode = 'UNKNOWN' | 'DIRECT' | 'WINOGRAD';
+export type SDPMode = 'UNKNOWN' | 'PER_LAYER' | 'PER_CHANNEL' | 'PER_ELEMENT';
+export type SDPALUType = 'UNKNOWN' | 'MAX' | 'MIN' | 'SUM' | 'EQL';
+export type SDPOpType = 'UNKNOWN' | 'NONE' | 'MUL' | 'ADD' | 'BOTH';
+export type SDPActType = 'UNKNOWN' | 'NONE' | 'RELU' | 'SIGMOID' | 'TANH';
+
+/** one SDP sub-engine (X1, X2 or Y) */
+export interface SDPSubEngineParams {
+  enabled: boolean;
+  mode: SDPMode;
+  aluType: SDPALUType;
+  opType: SDPOpType;
+  actType: SDPActType;
+}
+
+export function disabledSubEngine(): SDPSubEngineParams {
+  return { enabled: false, mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'NONE' };
+}
+
+/** `dla_cvt_param`-like conversion */
+export interface CVTParams {
+  scale: number;
+  truncate: number;
+  offset: number;
+  enable: boolean;
+}
+
+export interface ConvCoreParams {
+  convMode: ConvolutionMode;
+  hasBiasTerm: boolean;
+  weightDims: Dims4;
+  topLeftPadding: Dims2;
+  bottomRightPadding: Dims2;
+  paddingValue: number;
+  stride: Dims2;
+  dilation: Dims2;
+  numGroups: number;
+  rawWeights: Weights;
+  /** weights after quantisation / translation, null until then */
+  dlaWeights: Weights | null;
+}
+
+export interface SDPCommonParams {
+  x1: SDPSubEngineParams;
+  x2: SDPSubEngineParams;
+  y: SDPSubEngineParams;
+  convMode: ConvolutionMode;
+  numGroups: number;
+  outCVT: CVTParams;
+}
+
+export type EngineNodeParams =
+  | { kind: 'conv'; conv: ConvCoreParams }
+  | { kind: 'sdp-bias'; sdp: SDPCommonParams; biasDims: Dims4; rawBiasData: Weights; hasBiasReduction: boolean }
+  | { kind: 'sdp-scale'; sdp: SDPCommonParams; scaleDims: Dims4; rawScaleData: Weights; unitScale: boolean }
+  | { kind: 'sdp-bn'; sdp: SDPCommonParams; epsilon: number; meanDims: Dims4; varianceDims: Dims4; batchNormDims: Dims4; rawMeanData: Weights; rawVarianceData: Weights }
+  | { kind: 'sdp-act'; sdp: SDPCommonParams; activation: ActivationType | null; lut: string | null }
+  | { kind: 'sdp-ew'; sdp: SDPCommonParams; operation: ElementWiseOperation }
+  | { kind: 'sdp-nop'; sdp: SDPCommonParams }
+  | { kind: 'pdp'; poolingType: PoolingType; topLeftPadding: Dims2; bottomRightPadding: Dims2; paddingValue: number; stride: Dims2; poolingWindow: Dims2 }
+  | { kind: 'cdp-lrn'; localSize: number; alpha: number; beta: number; k: number; lut: string }
+  | { kind: 'cpu-scale'; power: Weights; scale: Weights; shift: Weights }
+  | { kind: 'cpu-softmax' }
+  | { kind: 'concat'; axis: 'C' | 'H' | 'W' }
+  | { kind: 'split'; axis: 'C' | 'H' | 'W' | 'NONE' }
+  | { kind: 'rubik'; mode: 'CONTRACT' | 'SPLIT' | 'MERGE'; deconvStride: Dims2 };
+
+export interface EngineNode {
+  /** `n-<i>`: creation order in this compile (upstream's node id) */
+  id: string;
+  /** NVDLA's name: `dc-conv-0`, `bias-0`, ... */
+  name: string;
+  engineType: EngineType;
+  engineOpType: EngineOpType;
+  /** canonical node id it came from, null for nodes made in engine land */
+  canonicalNode: string | null;
+  /** origin ids (Caffe layer indexes); unioned when nodes fuse */
+  origins: OriginSet;
+  /** edge ids where this node is on the consuming side, in the order they were attached */
+  upstream: string[];
+  /** edge ids where this node is on the producing side, in the order they were attached */
+  downstream: string[];
+  /** data ports: edge ids, in upstream's port order */
+  inputEdges: string[];
+  auxEdges: string[];
+  outputEdges: string[];
+  params: EngineNodeParams;
+}
+
+export type EdgeKind = 'data' | 'compute' | 'hazard';
+
+export interface EngineTensor extends GraphTensor {
+  dataFormat: DataFormat;
+}
+
+export interface EngineEdge {
+  /** `e-<i>` */
+  id: string;
+  kind: EdgeKind;
+  /** a data edge carrying weights, bias, scale or batch-norm data */
+  aux: boolean;
+  /** node ids on the producing (FIRST) and consuming (SECOND) sides */
+  sources: string[];
+  targets: string[];
+  tensor: EngineTensor | null;
+  /** the canonical edge this mirrors */
+  canonicalEdge: string | null;
+  /** bindable network input/output: bind id and direction */
+  bind: { id: number; direction: 'input' | 'output' } | null;
+  /** tensor surface id (`tsd-N`) once registered */
+  surface: string | null;
+}
+
+export interface EngineGraph {
+  nodes: EngineNode[];
+  edges: EngineEdge[];
+  inputEdges: string[];
+  outputEdges: string[];
+  /** counters: node and edge ids, aux tensor names, per-class node names */
+  counters: { node: number; edge: number; auxTensor: number; names: Record<string, number> };
+  /** the batch size the graph is compiled for (profile multiBatchSize after generateGraph) */
+  batchSize: number;
+}
+
+export const AUX_TENSOR_TYPES = new Set(['WEIGHT', 'BIAS', 'BATCH_NORM', 'SCALE']);
