@@ -75,9 +75,10 @@ export function nums(msg: CaffeMessage | undefined, field: string): number[] {
   const v = msg?.[field];
   if (v === undefined || v === null) return [];
   if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    const src = v as ArrayLike<unknown>;
     const out: number[] = [];
-    for (const x of v as ArrayLike<unknown>) {
-      const n = toNumber(x);
+    for (let i = 0; i < src.length; i++) {
+      const n = toNumber(src[i]);
       if (n !== undefined) out.push(n);
     }
     return out;
