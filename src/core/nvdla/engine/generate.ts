@@ -17,7 +17,7 @@ import type { CompileProfile } from '../profiles';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph } from './graph';
-import { disabledSubEngine, type EngineEdge, type EngineGraph, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
+import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
 
 export interface EngineGenerateResult {
   graph: EngineGraph | null;
@@ -122,7 +122,7 @@ class Generator {
 
   biasNode(can: CanonicalNode, fromScale: boolean): EngineNode {
     const sdp = sdpCommon();
-    sdp.x1 = { enabled: true, mode: 'UNKNOWN', aluType: 'SUM', opType: 'ADD', actType: 'NONE' };
+    sdp.x1 = subEngine({ mode: 'UNKNOWN', aluType: 'SUM', opType: 'ADD', actType: 'NONE' });
     let biasDims: Dims4;
     let rawBiasData: Weights;
     if (can.opType === 'SCALE') {
@@ -226,8 +226,8 @@ class Generator {
           });
         }
         const sdp = sdpCommon();
-        if (type === 'RELU') sdp.x1 = { enabled: true, mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'RELU' };
-        else sdp.y = { enabled: true, mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: type === 'SIGMOID' ? 'SIGMOID' : 'TANH' };
+        if (type === 'RELU') sdp.x1 = subEngine({ mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'RELU' });
+        else sdp.y = subEngine({ mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: type === 'SIGMOID' ? 'SIGMOID' : 'TANH' });
         const act = ed.addNode('act-', 'SDP_ACTIVATION', can.id, can.origins, { kind: 'sdp-act', sdp, activation: type, lut: type === 'RELU' ? null : type.toLowerCase() });
         ed.appendNodeToEdge(srcEdge, 'second', act);
         ed.appendNodeToEdge(sink[0]!, 'first', act);
@@ -271,7 +271,7 @@ class Generator {
           return;
         }
         const sdp = sdpCommon();
-        sdp.x1 = { enabled: true, mode: modeOf(p.mode), aluType: 'SUM', opType: 'MUL', actType: 'NONE' };
+        sdp.x1 = subEngine({ mode: modeOf(p.mode), aluType: 'SUM', opType: 'MUL', actType: 'NONE' });
         let scaleDims = { ...p.scaleDims };
         let raw = p.scale;
         if (this.int8 && this.profile.quantizationMode === 'PER_FILTER' && p.mode === 'UNIFORM') {
@@ -300,7 +300,7 @@ class Generator {
         one('Batch Norm');
         const p = can.params;
         const sdp = sdpCommon();
-        sdp.x1 = { enabled: true, mode: modeOf(p.mode), aluType: 'SUM', opType: 'BOTH', actType: 'NONE' };
+        sdp.x1 = subEngine({ mode: modeOf(p.mode), aluType: 'SUM', opType: 'BOTH', actType: 'NONE' });
         const bn = ed.addNode('sdp-bn-', 'SDP_BATCH_NORM', can.id, can.origins, {
           kind: 'sdp-bn',
           sdp,
@@ -353,7 +353,7 @@ class Generator {
         }
         const sdp = sdpCommon();
         const op = can.params.type;
-        sdp.x1 = { enabled: true, mode: 'PER_ELEMENT', aluType: op === 'MAX' ? 'MAX' : 'SUM', opType: op === 'PROD' ? 'MUL' : 'ADD', actType: 'NONE' };
+        sdp.x1 = subEngine({ mode: 'PER_ELEMENT', aluType: op === 'MAX' ? 'MAX' : 'SUM', opType: op === 'PROD' ? 'MUL' : 'ADD', actType: 'NONE' });
         const ew = ed.addNode('ew-', 'SDP_ELEMENTWISE', can.id, can.origins, { kind: 'sdp-ew', sdp, operation: op });
         ed.appendNodeToEdge(src[0]!, 'second', ew);
         ed.appendNodeToEdge(src[1]!, 'second', ew);

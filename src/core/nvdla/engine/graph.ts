@@ -21,7 +21,7 @@ function deepCopy<T>(v: T): T {
 }
 
 export function emptyEngineGraph(batchSize: number): EngineGraph {
-  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], counters: { node: 0, edge: 0, auxTensor: 0, names: {} }, batchSize };
+  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], surfaces: [], buffers: [], counters: { node: 0, edge: 0, auxTensor: 0, surface: 0, buffer: 0, names: {} }, batchSize };
 }
 
 export class EngineGraphEditor {

@@ -9,6 +9,7 @@ import type { OriginSet } from '../../origin';
 import type { GraphTensor } from '../canonical/graph';
 import type { ActivationType, BiasMode, Dims2, Dims4, ElementWiseOperation, PoolingType, Weights } from '../network/model';
 import type { DataFormat } from '../surface';
+import type { TensorBufferDesc, TensorSurfaceDesc } from './surfaces';
 
 export type EngineType = 'CPU' | 'CONVOLUTION' | 'RUBIK' | 'SDP' | 'PDP' | 'CDP' | 'BDMA' | 'CONCATENATION' | 'SPLIT' | 'MULTI_OPS';
 
@@ -68,10 +69,22 @@ export interface SDPSubEngineParams {
   aluType: SDPALUType;
   opType: SDPOpType;
   actType: SDPActType;
+  truncate: number;
+  shiftValue: number;
+  aluOperand: number;
+  mulOperand: number;
+  precision: 'UNKNOWN' | 'INT8' | 'INT16' | 'FP16';
+  /** INT8: the op carries rescaling factors beside its own data */
+  isINT8Rescaling: boolean;
 }
 
 export function disabledSubEngine(): SDPSubEngineParams {
-  return { enabled: false, mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'NONE' };
+  return { enabled: false, mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'NONE', truncate: 0, shiftValue: 0, aluOperand: 0, mulOperand: 0, precision: 'UNKNOWN', isINT8Rescaling: false };
+}
+
+/** an enabled sub-engine with the given fields (the rest at their defaults) */
+export function subEngine(fields: Partial<SDPSubEngineParams>): SDPSubEngineParams {
+  return { ...disabledSubEngine(), enabled: true, ...fields };
 }
 
 /** `dla_cvt_param`-like conversion */
@@ -173,8 +186,11 @@ export interface EngineGraph {
   edges: EngineEdge[];
   inputEdges: string[];
   outputEdges: string[];
-  /** counters: node and edge ids, aux tensor names, per-class node names */
-  counters: { node: number; edge: number; auxTensor: number; names: Record<string, number> };
+  /** tensor surfaces and buffers, once registered (registerBuffers) */
+  surfaces: TensorSurfaceDesc[];
+  buffers: TensorBufferDesc[];
+  /** counters: node and edge ids, aux tensor names, per-class node names, surfaces, buffers */
+  counters: { node: number; edge: number; auxTensor: number; surface: number; buffer: number; names: Record<string, number> };
   /** the batch size the graph is compiled for (profile multiBatchSize after generateGraph) */
   batchSize: number;
 }
