@@ -200,3 +200,89 @@ export class EngineGraphError extends Error {
     this.name = 'EngineGraphError';
   }
 }
+
+/** nodes on the producing side of a node's upstream edges (unique, in edge order) */
+export function upstreamNodesOf(ed: EngineGraphEditor, node: EngineNode): EngineNode[] {
+  const out: EngineNode[] = [];
+  for (const e of node.upstream) for (const s of ed.edge(e).sources) if (!out.some((n) => n.id === s)) out.push(ed.node(s));
+  return out;
+}
+
+export function downstreamNodesOf(ed: EngineGraphEditor, node: EngineNode): EngineNode[] {
+  const out: EngineNode[] = [];
+  for (const e of node.downstream) for (const t of ed.edge(e).targets) if (!out.some((n) => n.id === t)) out.push(ed.node(t));
+  return out;
+}
+
+/** `downstreamDataNodes` */
+export function downstreamDataNodes(ed: EngineGraphEditor, node: EngineNode): EngineNode[] {
+  const out: EngineNode[] = [];
+  for (const e of ed.downstreamDataEdges(node)) for (const t of e.targets) if (!out.some((n) => n.id === t)) out.push(ed.node(t));
+  return out;
+}
+
+/** `upstreamDataNodes` */
+export function upstreamDataNodes(ed: EngineGraphEditor, node: EngineNode): EngineNode[] {
+  const out: EngineNode[] = [];
+  for (const e of ed.upstreamDataEdges(node)) for (const s of e.sources) if (!out.some((n) => n.id === s)) out.push(ed.node(s));
+  return out;
+}
+
+/**
+ * `Graph::removeNodeFromAST(killNode, iod)`: the edges on the `iod` side of the node are deleted
+ * (with their surfaces and buffers), the edges on the other side are re-attached to the nodes
+ * that were on the `iod` side, and the node's aux edge goes with it.
+ */
+export function removeNodeFromAST(ed: EngineGraphEditor, kill: EngineNode, iod: 'input' | 'output'): void {
+  const g = ed.graph;
+  const ioSideNodes = iod === 'input' ? upstreamNodesOf(ed, kill) : downstreamNodesOf(ed, kill);
+  const ioSideEdges = (iod === 'input' ? kill.upstream : kill.downstream).map((id) => ed.edge(id));
+  const oppSideEdges = (iod === 'input' ? kill.downstream : kill.upstream).map((id) => ed.edge(id));
+  const auxEdge = kill.auxEdges.length ? ed.edge(kill.auxEdges[0]!) : null;
+  for (const opp of oppSideEdges) {
+    if (opp.aux) continue;
+    for (const n of ioSideNodes) {
+      const side = iod === 'input' ? 'first' : 'second';
+      ed.removeNodeFromEdge(opp, side, kill);
+      ed.appendNodeToEdge(opp, side, n);
+    }
+  }
+  for (const io of ioSideEdges) {
+    if (io.aux) continue;
+    for (const n of ioSideNodes) ed.removeNodeFromEdge(io, iod === 'input' ? 'first' : 'second', n);
+    ed.removeNodeFromEdge(io, iod === 'input' ? 'second' : 'first', kill);
+    dropEdgeStorage(g, io);
+    ed.deleteEdge(io);
+  }
+  for (const n of ioSideNodes) repopulateEdgePorts(ed, n);
+  if (auxEdge) {
+    ed.removeNodeFromEdge(auxEdge, 'second', kill);
+    dropEdgeStorage(g, auxEdge);
+    ed.deleteEdge(auxEdge);
+  }
+  ed.deleteNode(kill);
+}
+
+/** unregister an edge's surface and buffer (ids are never reused) */
+export function dropEdgeStorage(g: EngineGraph, e: EngineEdge): void {
+  if (!e.surface) return;
+  const tsd = g.surfaces.find((s) => s.id === e.surface);
+  g.surfaces = g.surfaces.filter((s) => s.id !== e.surface);
+  if (tsd?.buffer) g.buffers = g.buffers.filter((b) => b.id !== tsd.buffer);
+  e.surface = null;
+}
+
+/** `Node::repopulateEdgePorts` */
+export function repopulateEdgePorts(ed: EngineGraphEditor, node: EngineNode): void {
+  if (node.engineType === 'CONCATENATION' || node.engineType === 'SPLIT') {
+    node.inputEdges = node.inputEdges.filter((id) => node.upstream.includes(id));
+    node.outputEdges = node.outputEdges.filter((id) => node.downstream.includes(id));
+    return;
+  }
+  if (node.engineOpType === 'SDP_ELEMENTWISE') {
+    node.inputEdges = ed.upstreamDataEdges(node).map((e) => e.id);
+    node.outputEdges = ed.downstreamDataEdges(node).map((e) => e.id);
+    return;
+  }
+  ed.populateEdgePorts(node);
+}
