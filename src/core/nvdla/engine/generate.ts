@@ -17,6 +17,7 @@ import type { CompileProfile } from '../profiles';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph } from './graph';
+import { floatBlob } from './weights';
 import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
 
 export interface EngineGenerateResult {
@@ -90,8 +91,10 @@ class Generator {
         stride: { ...p.stride },
         dilation: { ...p.dilation },
         numGroups: p.numGroups,
-        rawWeights: p.weights,
+        rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
         dlaWeights: null,
+        filterScales: [],
+        postExtension: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
@@ -112,8 +115,10 @@ class Generator {
         stride: { h: 1, w: 1 },
         dilation: { h: 1, w: 1 },
         numGroups: 1,
-        rawWeights: p.weights,
+        rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
         dlaWeights: null,
+        filterScales: [],
+        postExtension: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));

@@ -9,6 +9,7 @@ import type { OriginSet } from '../../origin';
 import type { GraphTensor } from '../canonical/graph';
 import type { ActivationType, BiasMode, Dims2, Dims4, ElementWiseOperation, PoolingType, Weights } from '../network/model';
 import type { DataFormat } from '../surface';
+import type { WeightBlob } from './weights';
 import type { TensorBufferDesc, TensorSurfaceDesc } from './surfaces';
 
 export type EngineType = 'CPU' | 'CONVOLUTION' | 'RUBIK' | 'SDP' | 'PDP' | 'CDP' | 'BDMA' | 'CONCATENATION' | 'SPLIT' | 'MULTI_OPS';
@@ -105,9 +106,13 @@ export interface ConvCoreParams {
   stride: Dims2;
   dilation: Dims2;
   numGroups: number;
-  rawWeights: Weights;
-  /** weights after quantisation / translation, null until then */
-  dlaWeights: Weights | null;
+  rawWeights: WeightBlob;
+  /** weights in the layout the CONV engine reads (translateAuxData, or IMG post-extension), null until then */
+  dlaWeights: WeightBlob | null;
+  /** INT8: one weight scale per kernel (quantizeAuxData) */
+  filterScales: number[];
+  /** IMG convolution: channel post-extension factor (0 none, 2, 4) */
+  postExtension: number;
 }
 
 export interface SDPCommonParams {
