@@ -35,6 +35,10 @@ function unitWeights(count: number): Weights {
   return { count, values: new Float32Array(count).fill(1) };
 }
 
+function blobOf(w: Weights) {
+  return floatBlob(w.values ?? new Float32Array(0));
+}
+
 function modeOf(m: string): SDPMode {
   return m === 'UNIFORM' ? 'PER_LAYER' : m === 'CHANNEL' ? 'PER_CHANNEL' : m === 'ELEMENTWISE' ? 'PER_ELEMENT' : 'UNKNOWN';
 }
@@ -95,6 +99,9 @@ class Generator {
         dlaWeights: null,
         filterScales: [],
         postExtension: 0,
+        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
+        outTruncate: 0,
+        praTruncate: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
@@ -119,6 +126,9 @@ class Generator {
         dlaWeights: null,
         filterScales: [],
         postExtension: 0,
+        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
+        outTruncate: 0,
+        praTruncate: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));
@@ -142,7 +152,7 @@ class Generator {
     } else {
       this.fail(can, `unrecognized canonical op type ${can.opType} for a bias node`);
     }
-    const node = this.ed.addNode('bias-', 'SDP_BIAS', can.id, can.origins, { kind: 'sdp-bias', sdp, biasDims: { ...biasDims }, rawBiasData, hasBiasReduction: false });
+    const node = this.ed.addNode('bias-', 'SDP_BIAS', can.id, can.origins, { kind: 'sdp-bias', sdp, biasDims: { ...biasDims }, rawBiasData: blobOf(rawBiasData), hasBiasReduction: false, rescaleData: null, dlaBiasData: null });
     void fromScale;
     this.ed.addDataEdge(null, node, this.auxTensor(biasDims, 'BIAS')); // captureCanonicalBiasData
     return node;
@@ -160,7 +170,7 @@ class Generator {
       const sdp = sdpCommon();
       // made without a canonical node: only the mode is set (captureCanonicalParams never runs)
       sdp.x1 = { ...disabledSubEngine(), mode: perFilter ? 'PER_CHANNEL' : 'PER_LAYER' };
-      sdpNode = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: unitWeights(perFilter ? c : 1), unitScale: false });
+      sdpNode = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(unitWeights(perFilter ? c : 1)), unitScale: false, dlaScaleData: null });
       this.ed.addDataEdge(null, sdpNode, this.auxTensor(scaleDims, 'SCALE')); // captureCanonicalScaleData
     } else {
       const sdp = sdpCommon();
@@ -215,7 +225,7 @@ class Generator {
           const scaleDims: Dims4 = { n: 1, c, h: 1, w: 1 };
           const sdp = sdpCommon();
           sdp.x1 = { ...disabledSubEngine(), enabled: true, mode: 'PER_CHANNEL' };
-          const scale = ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: unitWeights(c), unitScale: true });
+          const scale = ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(unitWeights(c)), unitScale: true, dlaScaleData: null });
           ed.addDataEdge(null, scale, this.auxTensor(scaleDims, 'SCALE'));
           const sinkOfScale = ed.addDataEdge(null, null, this.outTensorClone(can, 'IO'));
           ed.appendNodeToEdge(srcEdge, 'second', scale);
@@ -286,7 +296,7 @@ class Generator {
           raw = { count: c * p.scale.count, values: new Float32Array(c * p.scale.count).fill(p.scale.values![0]!) };
           sdp.x1.mode = 'PER_CHANNEL';
         }
-        const scale = ed.addNode('sdp-scale-', 'SDP_SCALE', can.id, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: raw, unitScale: false });
+        const scale = ed.addNode('sdp-scale-', 'SDP_SCALE', can.id, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(raw), unitScale: false, dlaScaleData: null });
         ed.addDataEdge(null, scale, this.auxTensor(scaleDims, 'SCALE'));
         ed.appendNodeToEdge(src[0]!, 'second', scale);
         let bias: EngineNode | null = null;
@@ -313,8 +323,9 @@ class Generator {
           meanDims: { ...p.meanDims },
           varianceDims: { ...p.varianceDims },
           batchNormDims: { ...p.meanDims },
-          rawMeanData: p.mean,
-          rawVarianceData: p.variance,
+          rawMeanData: blobOf(p.mean),
+          rawVarianceData: blobOf(p.variance),
+          dlaBatchNormData: null,
         });
         ed.addDataEdge(null, bn, this.auxTensor(p.meanDims, 'BATCH_NORM'));
         ed.appendNodeToEdge(src[0]!, 'second', bn);

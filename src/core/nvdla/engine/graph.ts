@@ -66,6 +66,8 @@ export class EngineGraphEditor {
       origins: [...origins],
       upstream: [],
       downstream: [],
+      fusedInput: null,
+      fusedOutput: null,
       inputEdges: [],
       auxEdges: [],
       outputEdges: [],

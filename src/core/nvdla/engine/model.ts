@@ -113,6 +113,10 @@ export interface ConvCoreParams {
   filterScales: number[];
   /** IMG convolution: channel post-extension factor (0 none, 2, 4) */
   postExtension: number;
+  /** INT8 conversions of the CONV pipeline (handleLowPrecisionConversions) */
+  inputCVT: CVTParams;
+  outTruncate: number;
+  praTruncate: number;
 }
 
 export interface SDPCommonParams {
@@ -126,9 +130,9 @@ export interface SDPCommonParams {
 
 export type EngineNodeParams =
   | { kind: 'conv'; conv: ConvCoreParams }
-  | { kind: 'sdp-bias'; sdp: SDPCommonParams; biasDims: Dims4; rawBiasData: Weights; hasBiasReduction: boolean }
-  | { kind: 'sdp-scale'; sdp: SDPCommonParams; scaleDims: Dims4; rawScaleData: Weights; unitScale: boolean }
-  | { kind: 'sdp-bn'; sdp: SDPCommonParams; epsilon: number; meanDims: Dims4; varianceDims: Dims4; batchNormDims: Dims4; rawMeanData: Weights; rawVarianceData: Weights }
+  | { kind: 'sdp-bias'; sdp: SDPCommonParams; biasDims: Dims4; rawBiasData: WeightBlob; hasBiasReduction: boolean; rescaleData: WeightBlob | null; dlaBiasData: WeightBlob | null }
+  | { kind: 'sdp-scale'; sdp: SDPCommonParams; scaleDims: Dims4; rawScaleData: WeightBlob; unitScale: boolean; dlaScaleData: WeightBlob | null }
+  | { kind: 'sdp-bn'; sdp: SDPCommonParams; epsilon: number; meanDims: Dims4; varianceDims: Dims4; batchNormDims: Dims4; rawMeanData: WeightBlob; rawVarianceData: WeightBlob; dlaBatchNormData: WeightBlob | null }
   | { kind: 'sdp-act'; sdp: SDPCommonParams; activation: ActivationType | null; lut: string | null }
   | { kind: 'sdp-ew'; sdp: SDPCommonParams; operation: ElementWiseOperation }
   | { kind: 'sdp-nop'; sdp: SDPCommonParams }
@@ -155,6 +159,9 @@ export interface EngineNode {
   upstream: string[];
   /** edge ids where this node is on the producing side, in the order they were attached */
   downstream: string[];
+  /** on-the-fly fusion (fuseOnTheFlyNodes): the node feeding this one through a wire, and the one it feeds */
+  fusedInput: string | null;
+  fusedOutput: string | null;
   /** data ports: edge ids, in upstream's port order */
   inputEdges: string[];
   auxEdges: string[];

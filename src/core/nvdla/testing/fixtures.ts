@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generateCanonicalGraph, type CanonicalGraph } from '../canonical/graph';
 import { generateEngineGraph, type EngineGenerateResult } from '../engine/generate';
 import { buildNetwork, type NetworkBuildResult } from '../network/build';
@@ -12,7 +13,7 @@ import type { CaffeDeploy, CaffeWeights } from '../network/caffe-input';
 import { syntheticWeights } from '../network/synthetic-weights';
 import { resolveOptions, type NvdlaCompileOptions } from '../options';
 
-export const FIXTURES = join(__dirname, '../../../../test/fixtures');
+export const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures', import.meta.url));
 
 export function fixtureDeploy(path: string): CaffeDeploy {
   return readDeploy(readFileSync(join(FIXTURES, path), 'utf8'), path.split('/').pop()!);
