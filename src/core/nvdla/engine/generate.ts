@@ -102,6 +102,13 @@ class Generator {
         inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
         outTruncate: 0,
         praTruncate: 0,
+        allottedDataBanks: 0,
+        allottedWeightBanks: 0,
+        reuseData: false,
+        reuseWeights: false,
+        releaseData: true,
+        releaseWeights: true,
+        batches: null,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
@@ -129,6 +136,13 @@ class Generator {
         inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
         outTruncate: 0,
         praTruncate: 0,
+        allottedDataBanks: 0,
+        allottedWeightBanks: 0,
+        reuseData: false,
+        reuseWeights: false,
+        releaseData: true,
+        releaseWeights: true,
+        batches: null,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));
@@ -260,6 +274,7 @@ class Generator {
           paddingValue: 0,
           stride: { ...p.stride },
           poolingWindow: { ...p.kernelDims },
+          splitWidth: null,
         });
         ed.appendNodeToEdge(src[0]!, 'second', pdp);
         ed.appendNodeToEdge(sink[0]!, 'first', pdp);

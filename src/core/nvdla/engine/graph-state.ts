@@ -19,6 +19,7 @@ import {
   registerSurface,
   supportedFormats,
   surfaceById,
+  type TensorBufferDesc,
   type TensorSurfaceDesc,
 } from './surfaces';
 
@@ -219,7 +220,7 @@ export function registerBuffers(g: EngineGraph, edges: EngineEdge[]): void {
       if (clients.some((c) => c.engineType === 'CONCATENATION' || c.engineType === 'SPLIT')) {
         throw new SurfaceError(`${tsd.id}: buffers shared through concat/split nodes are not implemented yet`);
       }
-      const tb = { id: `tb-${g.counters.buffer++}`, size: 0, surfaces: [] as string[], location: 'UNKNOWN' as const };
+      const tb: TensorBufferDesc = { id: `tb-${g.counters.buffer++}`, size: 0, surfaces: [], location: 'UNKNOWN', placement: [] };
       g.buffers.push(tb);
       tsd.buffer = tb.id;
     }

@@ -21,7 +21,7 @@ function deepCopy<T>(v: T): T {
 }
 
 export function emptyEngineGraph(batchSize: number): EngineGraph {
-  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], surfaces: [], buffers: [], counters: { node: 0, edge: 0, auxTensor: 0, surface: 0, buffer: 0, names: {} }, batchSize };
+  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], surfaces: [], buffers: [], counters: { node: 0, edge: 0, auxTensor: 0, surface: 0, buffer: 0, names: {} }, batchSize, schedule: [], tasks: [], pools: [], memoryEvents: [] };
 }
 
 export class EngineGraphEditor {
@@ -72,6 +72,8 @@ export class EngineGraphEditor {
       auxEdges: [],
       outputEdges: [],
       params,
+      taskId: -1,
+      dependency: [],
     };
     this.graph.nodes.push(node);
     this.nodeById.set(node.id, node);

@@ -117,6 +117,35 @@ export interface ConvCoreParams {
   inputCVT: CVTParams;
   outTruncate: number;
   praTruncate: number;
+  /** CBUF banks given to input data and weights (splitNodes) */
+  allottedDataBanks: number;
+  allottedWeightBanks: number;
+  /** batch 0's weight/data reuse and release flags; `batches` holds every batch's once multi-batch is handled */
+  reuseData: boolean;
+  reuseWeights: boolean;
+  releaseData: boolean;
+  releaseWeights: boolean;
+  batches: ConvBatchFlags[] | null;
+}
+
+/** the per-batch CBUF flags of a convolution (`ConvCoreNode::handleMultiBatch`) */
+export interface ConvBatchFlags {
+  reuseWeights: boolean;
+  releaseWeights: boolean;
+}
+
+/** PDP hardware split along the width (`hwSplitWidthInfo`) */
+export interface PdpSplitWidth {
+  numSplits: number;
+  firstInWidth: number;
+  midInWidth: number;
+  lastInWidth: number;
+  firstOutWidth: number;
+  midOutWidth: number;
+  lastOutWidth: number;
+  numOverlapStripes: number;
+  rightPadding: number;
+  bottomPadding: number;
 }
 
 export interface SDPCommonParams {
@@ -136,7 +165,7 @@ export type EngineNodeParams =
   | { kind: 'sdp-act'; sdp: SDPCommonParams; activation: ActivationType | null; lut: string | null }
   | { kind: 'sdp-ew'; sdp: SDPCommonParams; operation: ElementWiseOperation }
   | { kind: 'sdp-nop'; sdp: SDPCommonParams }
-  | { kind: 'pdp'; poolingType: PoolingType; topLeftPadding: Dims2; bottomRightPadding: Dims2; paddingValue: number; stride: Dims2; poolingWindow: Dims2 }
+  | { kind: 'pdp'; poolingType: PoolingType; topLeftPadding: Dims2; bottomRightPadding: Dims2; paddingValue: number; stride: Dims2; poolingWindow: Dims2; splitWidth: PdpSplitWidth | null }
   | { kind: 'cdp-lrn'; localSize: number; alpha: number; beta: number; k: number; lut: string }
   | { kind: 'cpu-scale'; power: Weights; scale: Weights; shift: Weights }
   | { kind: 'cpu-softmax' }
@@ -167,6 +196,39 @@ export interface EngineNode {
   auxEdges: string[];
   outputEdges: string[];
   params: EngineNodeParams;
+  /** task (graphlet) index once task boundaries are determined, -1 before */
+  taskId: number;
+  /** per batch: op slot, producers and consumers per engine type (generateDependencyParams); empty before */
+  dependency: NodeDependency[];
+}
+
+/** engine types in upstream's enum order: the index into producers/consumers */
+export const ENGINE_TYPES: readonly EngineType[] = ['CPU', 'CONVOLUTION', 'RUBIK', 'SDP', 'PDP', 'CDP', 'BDMA', 'CONCATENATION', 'SPLIT', 'MULTI_OPS'];
+
+export type OperationEvent = 'OP_COMPLETED' | 'OP_PROGRAMMED' | 'OP_ENABLED' | 'OP_CDMA_WEIGHT_DONE' | 'OP_CDMA_DATA_DONE';
+
+/** one producer or consumer link (`DependencyParams::BindNode`) */
+export interface DependencyLink {
+  node: string | null;
+  /** the linked node's op slot (annotation id), -1 until annotated */
+  slot: number;
+  event: OperationEvent;
+}
+
+/** `DependencyParams` of one batch */
+export interface NodeDependency {
+  /** op slot in the task (annotation id); -1 for software nodes */
+  slot: number;
+  /** indexed like ENGINE_TYPES */
+  producers: DependencyLink[];
+  consumers: DependencyLink[];
+  fusedInput: string | null;
+  fusedOutput: string | null;
+}
+
+export function emptyDependency(): NodeDependency {
+  const link = (): DependencyLink => ({ node: null, slot: -1, event: 'OP_COMPLETED' });
+  return { slot: -1, producers: ENGINE_TYPES.map(link), consumers: ENGINE_TYPES.map(link), fusedInput: null, fusedOutput: null };
 }
 
 export type EdgeKind = 'data' | 'compute' | 'hazard';
@@ -205,6 +267,47 @@ export interface EngineGraph {
   counters: { node: number; edge: number; auxTensor: number; surface: number; buffer: number; names: Record<string, number> };
   /** the batch size the graph is compiled for (profile multiBatchSize after generateGraph) */
   batchSize: number;
+  /** the topological order of generateDependencyParams (node ids), which resolveMemory walks */
+  schedule: string[];
+  /** tasks (`graphlets`): node ids in slot order, DLA or EMU, and the first node of each engine type */
+  tasks: EngineTask[];
+  /** memory pools once memory is resolved */
+  pools: MemoryPool[];
+  /** what the memory resolver did, in order (for the memory-plan view) */
+  memoryEvents: MemoryEvent[];
+}
+
+export interface EngineTask {
+  id: number;
+  kind: 'DLA' | 'EMU';
+  nodes: string[];
+  /** first node of each engine type in the task (ENGINE_TYPES order), null when none */
+  opHeads: (string | null)[];
+}
+
+export type PoolName = 'GLOBAL_DRAM' | 'LOCAL_DRAM' | 'LOCAL_CVSRAM';
+
+export interface MemoryPool {
+  name: PoolName;
+  /** the pool's size (profile) and the high-water mark of what was placed in it */
+  size: number;
+  used: number;
+  /** aux buffers whose data is copied into the pool at load time (`tb-N`, offset in the pool) */
+  contents: { buffer: string; offset: number }[];
+}
+
+export interface MemoryEvent {
+  /** annotation id (op slot) of the node being placed, and its task */
+  task: number;
+  slot: number;
+  node: string;
+  action: 'alloc' | 'free' | 'outside-pool';
+  buffer: string;
+  surface: string;
+  batch: number;
+  pool: PoolName | null;
+  offset: number;
+  size: number;
 }
 
 export const AUX_TENSOR_TYPES = new Set(['WEIGHT', 'BIAS', 'BATCH_NORM', 'SCALE']);

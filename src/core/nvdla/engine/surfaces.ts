@@ -9,7 +9,7 @@ import type { Dims4 } from '../network/model';
 import { surfaceFormat, type DataFormat, type SurfaceFormatInfo } from '../surface';
 import type { TargetConfig } from '../targets';
 import type { CompileProfile } from '../profiles';
-import type { EngineEdge, EngineGraph, EngineNode, EngineOpType } from './model';
+import type { EngineEdge, EngineGraph, EngineNode, EngineOpType, PoolName } from './model';
 
 export type TensorCategory = 'EXTERNAL' | 'GLOBAL' | 'LOCAL' | 'STREAM';
 
@@ -28,6 +28,10 @@ export interface TensorSurfaceDesc {
   surfaceStride: number;
   size: number;
   bufferOffset: number;
+  /** per batch (handleMultiBatch): batches of a bindable tensor sit one after another in its buffer */
+  batchOffsets: number[];
+  /** aux data (weights, bias, scale) placed with its content */
+  content: boolean;
   bind: { id: number; direction: 'input' | 'output' } | null;
   copyOutDebug: boolean;
   alignLineStride: boolean;
@@ -45,6 +49,15 @@ export interface TensorBufferDesc {
   surfaces: string[];
   /** where it lives once memory is resolved */
   location: 'UNKNOWN' | 'DRAM' | 'CVSRAM' | 'STREAM';
+  /** per batch, once memory is resolved: the pool it sits in (null outside pools) and where */
+  placement: BufferPlacement[];
+}
+
+export interface BufferPlacement {
+  pool: PoolName | null;
+  poolOffset: number;
+  location: 'UNKNOWN' | 'DRAM' | 'CVSRAM' | 'STREAM';
+  allocated: boolean;
 }
 
 const IMG_FORMAT_NAMES = [
@@ -231,6 +244,8 @@ export function registerSurface(g: EngineGraph, e: EngineEdge): void {
     surfaceStride: 0,
     size: 0,
     bufferOffset: 0,
+    batchOffsets: [],
+    content: false,
     bind: e.bind ? { ...e.bind } : null,
     copyOutDebug: type === 'DEBUG',
     alignLineStride: false,

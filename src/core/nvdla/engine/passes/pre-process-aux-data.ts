@@ -20,14 +20,10 @@ import type { EngineGraph, EngineNode } from '../model';
 import { SurfaceError, surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { computeBlobType, padGroupWeights, postChnlExtWtsForIMG, preChnlExtWtsForIMG, quantizeWeights, weightDims, zeroPadWtsForIMG } from '../weights';
+import { UnsupportedError } from '../errors';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
-export class UnsupportedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedError';
-  }
-}
+export { UnsupportedError };
 
 /** `ConvCoreNode::quantizeAuxData` (also run early for image convolutions) */
 export function quantizeConvWeights(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, ctx: PassContext): boolean {
