@@ -61,8 +61,9 @@ export function scaleBiasToInt16(bias: Float32Array, inScale: number, filterScal
   }
   let maxBias = rescaled[0] ?? 0;
   for (const v of rescaled) if (Math.abs(maxBias) < Math.abs(v)) maxBias = v;
-  const numBits = maxBias === 0 ? -Infinity : Math.ceil(Math.log(Math.abs(maxBias)) / Math.log(2)) + 1;
-  const shift = Math.min(SDP_LEFT_SHIFT_MAX_PLACES, Math.max(0, numBits - 16));
+  // all-zero bias: upstream's ceil(log(0)) + 1 is -inf, which x86 converts to INT_MIN; INT_MIN - 16
+  // wraps to a large positive int, so the shift becomes the maximum (16), harmless on zeros
+  const shift = maxBias === 0 ? SDP_LEFT_SHIFT_MAX_PLACES : Math.min(SDP_LEFT_SHIFT_MAX_PLACES, Math.max(0, Math.ceil(Math.log(Math.abs(maxBias)) / Math.log(2)) + 1 - 16));
   const values = new Int16Array(rescaled.length);
   for (let i = 0; i < rescaled.length; i++) values[i] = rescaled[i]! >> shift;
   return { values, shift };
