@@ -15,9 +15,13 @@ function compile(name: string) {
 
 describe('emit + serialize: the loadables nvdla_compiler writes', () => {
   for (const name of [...LENET_GOLDENS, ...CIFAR_GOLDENS]) {
-    it(`${name}: semantically equivalent to the golden (every list, every blob byte)`, () => {
+    it(`${name}: semantically equivalent to the golden (every list, every blob byte), and byte-identical`, () => {
       const bytes = serializeLoadable(compile(name).loadable);
-      expect(loadableDifferences(readLoadable(bytes), readLoadable(goldenBytes(name)))).toEqual([]);
+      const golden = goldenBytes(name);
+      expect(loadableDifferences(readLoadable(bytes), readLoadable(golden))).toEqual([]);
+      // the stronger target: same FlatBuffers layout (1.6 vtables, upstream's build order) and pool-contents order
+      const firstDiff = bytes.findIndex((v, i) => v !== golden[i]);
+      expect({ length: bytes.length, firstDiff }).toEqual({ length: golden.length, firstDiff: -1 });
     });
   }
 

@@ -4,7 +4,8 @@
  * order (nvdla.md section 2.3) and the buffer is finished with the `NVDA` identifier, so the
  * bytes can match nvdla_compiler's.
  */
-import { Builder } from 'flatbuffers';
+import { Builder16 } from './flatbuffers-builder';
+import type { Builder } from 'flatbuffers';
 import { AddressListEntry } from '../../loadable/generated/nvdla/loadable/address-list-entry';
 import { Blob } from '../../loadable/generated/nvdla/loadable/blob';
 import { EventListEntry } from '../../loadable/generated/nvdla/loadable/event-list-entry';
@@ -37,7 +38,7 @@ function offsetVector(b: Builder, offsets: readonly number[]): number {
 }
 
 export function serializeLoadable(l: NvdlaLoadable): Uint8Array {
-  const b = new Builder(1024 * 1024);
+  const b = new Builder16(1024 * 1024);
   const tasks = l.tasks.map((t) => {
     const addressList = u16Vector(b, t.addressList);
     const pre = u16Vector(b, t.preActions);
