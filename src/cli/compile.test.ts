@@ -31,11 +31,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const lenetArgs = ['--prototxt', join(FIX, 'golden/lenet_n1.prototxt'), '--caffemodel', join(FIX, 'lenet/lenet_iter_10000.caffemodel')];
 
 describe('npu-studio compile', () => {
-  it('writes network.json, canonical.json and engine.json with --stages', async () => {
+  it("writes nvdla_compiler's loadable byte for byte, and every stage with --stages", async () => {
     const io = capture();
     const stages = join(dir, 'stages');
-    expect(await compileCommand.run([...lenetArgs, '--stages', stages], io)).toBe(0);
-    expect(io.stdout).toContain('network.json, canonical.json, engine.json');
+    const out = join(dir, 'lenet.nvdla');
+    expect(await compileCommand.run([...lenetArgs, '--stages', stages, '--out', out], io)).toBe(0);
+    // the defaults are nvdla_compiler's real ones: int8, fast-math, nv_full
+    expect(Buffer.compare(readFileSync(out), readFileSync(join(FIX, 'golden/lenet-b1-nv_full-int8-fast-math.nvdla')))).toBe(0);
+    expect(io.stdout).toContain(`wrote ${out} (446352 bytes)`);
+    expect(io.stdout).toContain('task 0: DLA1 10 op slots, task 1: EMU1 1 op slots; 17 memory entries, 16 blobs');
+    expect(io.stdout).toContain('network.json, canonical.json, engine.json, loadable.json, tasks.json and 15 pass graphs in passes/');
+    const memory = JSON.parse(readFileSync(join(stages, 'passes/15-resolveMemory.json'), 'utf8'));
+    expect(memory.graph.pools.map((p: { name: string; used: number }) => [p.name, p.used])).toEqual([['GLOBAL_DRAM', 924288], ['LOCAL_DRAM', 46080]]);
+    const tasks = JSON.parse(readFileSync(join(stages, 'tasks.json'), 'utf8'));
+    expect(tasks[0].ops[1].desc.op.out_cvt).toEqual({ scale: 19669, truncate: 29, offset: 0, enable: 1 });
     const engine = JSON.parse(readFileSync(join(stages, 'engine.json'), 'utf8'));
     expect(engine.nodes.map((n: { name: string }) => n.name)).toEqual(['dc-conv-0', 'bias-0', 'pdp-0', 'dc-conv-1', 'bias-1', 'pdp-1', 'fc-0', 'bias-2', 'sdp-scale-0', 'act-0', 'fc-1', 'bias-3', 'cpu-sm-0']);
     const conv = engine.nodes[0];
@@ -53,8 +62,9 @@ describe('npu-studio compile', () => {
 
   it('fp16 with nvdla_compiler option names; opendla-* warns', async () => {
     const io = capture();
-    expect(await compileCommand.run([...lenetArgs, '--cprecision', 'fp16', '--configtarget', 'opendla-large', '--profile', 'basic'], io)).toBe(0);
+    expect(await compileCommand.run([...lenetArgs, '--cprecision', 'fp16', '--configtarget', 'opendla-large', '--profile', 'basic', '-o', dir], io)).toBe(0);
     expect(io.stdout).toContain('basic opendla-large FP16');
+    expect(io.stdout).toContain(`wrote ${join(dir, 'basic.nvdla')}`);
     expect(io.stderr).toContain('Invalid target config');
   });
 

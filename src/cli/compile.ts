@@ -1,8 +1,12 @@
 /**
  * `npu-studio compile --prototxt P --caffemodel M [nvdla_compiler's options] [-o DIR] [--out FILE]
  * [--stages DIR]`: the NVDLA compiler over core/nvdla, with nvdla_compiler's option names and
- * real defaults (int8, fast-math, nv_full, batch from the prototxt, nhwc). `--stages DIR` writes
- * `DIR/network.json`, `DIR/canonical.json` and `DIR/engine.json`.
+ * real defaults (int8, fast-math, nv_full, batch from the prototxt, nhwc). The loadable goes to
+ * `--out FILE`, else `DIR/<profile>.nvdla` with `-o DIR`, else `./<profile>.nvdla` as
+ * nvdla_compiler writes it (upstream's `-o` only names an empty wisdom folder). `--stages DIR`
+ * writes every stage: `network.json`, `canonical.json`, `engine.json`, `passes/NN-<pass>.json`
+ * (each pass's graph and what it changed), `loadable.json` and `tasks.json` (the emitted
+ * descriptors, field by field).
  *
  * Messages go to stderr: warnings and errors, each with what nvdla_compiler prints for the same
  * case (`upstream:`). Exit 1 when NVDLA refuses the network or an input file is bad.
@@ -27,7 +31,10 @@ const USAGE = `npu-studio compile --prototxt P --caffemodel M [options] [-o DIR]
   --quantizationMode <per-kernel|per-filter>        (default per-kernel)
   --batch N                                         (default: N of the prototxt)
   --informat <ncxhwx|nchw|nhwc>                     (default nhwc)
-  --stages DIR                                      write network.json, canonical.json, engine.json`;
+  -o DIR                                            write DIR/<profile>.nvdla (default ./<profile>.nvdla)
+  --out FILE                                        write the loadable to FILE
+  --stages DIR                                      write every stage as JSON (network, canonical, engine,
+                                                    passes/NN-<pass>.json, loadable, tasks)`;
 
 function describeDiagnostic(d: NvdlaDiagnostic): string {
   const where = d.layer !== undefined ? ` layer '${d.layer}'${d.line !== undefined ? ` (line ${d.line})` : ''}:` : '';
@@ -91,12 +98,25 @@ export const compileCommand: Command = {
       put('network.json', result.network);
       put('canonical.json', result.canonical);
       put('engine.json', result.engine);
-      io.out(`stages written to ${v.stages}: ${written.join(', ') || 'none'}\n`);
+      if (result.passes.length) mkdirSync(join(v.stages, 'passes'), { recursive: true });
+      result.passes.forEach((p, i) => put(join('passes', `${String(i + 1).padStart(2, '0')}-${p.name}.json`), { pass: p.name, changes: p.changes, graph: p.graph }));
+      put('loadable.json', result.loadable);
+      put('tasks.json', result.tasks);
+      const passes = written.filter((w) => w.startsWith('passes'));
+      const others = written.filter((w) => !w.startsWith('passes'));
+      io.out(`stages written to ${v.stages}: ${others.join(', ') || 'none'}${passes.length ? ` and ${passes.length} pass graphs in passes/` : ''}\n`);
     }
-    if (result.reached !== 'engine') return EXIT_BAD_INPUT;
-    const g = result.engine!;
-    io.out(`${result.resolved!.profile.name} ${result.resolved!.target.name} ${result.resolved!.profile.computePrecision}: ${result.network!.layers.length} layers -> ${result.canonical!.nodes.length} canonical nodes -> ${g.nodes.length} engine nodes, ${g.edges.length} edges (batch ${g.batchSize})\n`);
-    io.out('compile stops after the engine graph: the passes, memory resolution and the loadable are not implemented yet\n');
+    if (result.reached !== 'emit') return EXIT_BAD_INPUT;
+    const g = result.passes.at(-1)!.graph;
+    const profile = result.resolved!.profile;
+    const file = v.out ?? join(v.o ?? '.', `${profile.name}.nvdla`);
+    writeFileSync(file, result.bytes!);
+    const l = result.loadable!;
+    io.out(
+      `${profile.name} ${result.resolved!.target.name} ${profile.computePrecision}: ${result.network!.layers.length} layers -> ${result.canonical!.nodes.length} canonical nodes -> ${g.nodes.length} engine nodes after ${result.passes.length} passes (batch ${g.batchSize})\n` +
+        `${l.tasks.map((t, i) => `task ${t.id}: ${result.tasks![i]!.interface} ${result.tasks![i]!.ops.length} op slots`).join(', ')}; ${l.memory.length} memory entries, ${l.blobs.length} blobs\n` +
+        `wrote ${file} (${result.bytes!.length} bytes)\n`,
+    );
     return EXIT_OK;
   },
 };

@@ -5,14 +5,26 @@
  * leaves the later stages null; the earlier ones stay (so the Caffe graph still shows).
  */
 import { generateCanonicalGraph, type CanonicalGraph } from './canonical/graph';
+import { emitLoadable, type EmittedTask } from './emit/emit';
+import type { NvdlaLoadable } from './emit/loadable';
+import { serializeLoadable } from './emit/serialize';
 import { generateEngineGraph } from './engine/generate';
 import type { EngineGraph } from './engine/model';
+import type { PassChanges } from './engine/passes/pass';
+import { ENGINE_PASSES } from './engine/passes/pipeline';
 import { buildNetwork } from './network/build';
 import type { CaffeDeploy, CaffeWeights } from './network/caffe-input';
 import type { Network, NvdlaDiagnostic } from './network/model';
 import { NvdlaOptionError, resolveOptions, type NvdlaCompileOptions, type ResolvedOptions } from './options';
 
-export type NvdlaStageName = 'options' | 'network' | 'canonical' | 'engine';
+export type NvdlaStageName = 'options' | 'network' | 'canonical' | 'engine' | 'passes' | 'emit';
+
+/** one engine pass as it ran: the graph it made and what it changed */
+export interface NvdlaPassStage {
+  name: string;
+  graph: EngineGraph;
+  changes: PassChanges;
+}
 
 export interface NvdlaCompileResult {
   resolved: ResolvedOptions | null;
@@ -21,12 +33,18 @@ export interface NvdlaCompileResult {
   canonical: CanonicalGraph | null;
   /** the engine graph right after `engine_ast::generateGraph` */
   engine: EngineGraph | null;
+  /** every engine pass that completed, in nvdla_compiler's order (the last one's graph is the one emitted) */
+  passes: NvdlaPassStage[];
+  /** the loadable as data and as the bytes nvdla_compiler writes (`<profile>.nvdla`), and each task's descriptors */
+  loadable: NvdlaLoadable | null;
+  tasks: EmittedTask[] | null;
+  bytes: Uint8Array | null;
   /** the last stage that completed */
   reached: NvdlaStageName | null;
 }
 
 export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options: Partial<NvdlaCompileOptions> = {}): NvdlaCompileResult {
-  const result: NvdlaCompileResult = { resolved: null, diagnostics: [], network: null, canonical: null, engine: null, reached: null };
+  const result: NvdlaCompileResult = { resolved: null, diagnostics: [], network: null, canonical: null, engine: null, passes: [], loadable: null, tasks: null, bytes: null, reached: null };
   try {
     result.resolved = resolveOptions(options);
   } catch (e) {
@@ -54,5 +72,43 @@ export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options
   if (!eng.graph) return result;
   result.engine = eng.graph;
   result.reached = 'engine';
+
+  const ctx = { profile: { ...profile, multiBatchSize: eng.graph.batchSize }, target };
+  let graph = eng.graph;
+  for (const pass of ENGINE_PASSES) {
+    try {
+      const r = pass.run(graph, ctx);
+      result.diagnostics.push(...r.diagnostics);
+      result.passes.push({ name: pass.name, graph: r.graph, changes: r.changes });
+      graph = r.graph;
+    } catch (e) {
+      result.diagnostics.push(failure(pass.name === 'resolveMemory' ? 'memory' : 'passes', pass.name, e));
+      return result;
+    }
+  }
+  result.reached = 'passes';
+
+  try {
+    const emitted = emitLoadable(graph, ctx);
+    result.loadable = emitted.loadable;
+    result.tasks = emitted.tasks;
+    result.bytes = serializeLoadable(emitted.loadable);
+  } catch (e) {
+    result.diagnostics.push(failure('emit', 'emit', e));
+    return result;
+  }
+  result.reached = 'emit';
   return result;
+}
+
+/** a pass or emit that threw: what it said, naming the step; a JS runtime error is flagged as a compiler bug */
+function failure(stage: NvdlaDiagnostic['stage'], step: string, e: unknown): NvdlaDiagnostic {
+  if (!(e instanceof Error)) return { severity: 'error', stage, message: `${step}: ${String(e)}` };
+  const bug = e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError;
+  return {
+    severity: 'error',
+    stage,
+    message: bug ? `${step}: internal error (${e.name}: ${e.message}); this is a bug in NPU Studio's NVDLA compiler` : `${step}: ${e.message}`,
+    upstream: `failed compilation phase: ${step}`,
+  };
 }
