@@ -191,7 +191,11 @@ export interface SrcDstSurfaceDesc {
   dst_data: DataCube;
 }
 
-export type DlaOpDesc = { kind: 'CONV'; op: ConvOpDesc; surface: ConvSurfaceDesc } | { kind: 'SDP'; op: SdpOpDesc; surface: SdpSurfaceDesc } | { kind: 'PDP'; op: PdpOpDesc; surface: SrcDstSurfaceDesc };
+export type DlaOpDesc =
+  | { kind: 'CONV'; op: ConvOpDesc; surface: ConvSurfaceDesc }
+  | { kind: 'SDP'; op: SdpOpDesc; surface: SdpSurfaceDesc }
+  | { kind: 'PDP'; op: PdpOpDesc; surface: SrcDstSurfaceDesc }
+  | { kind: 'CDP'; op: CdpOpDesc; surface: SrcDstSurfaceDesc };
 
 // ------------------------------------------------------------------ empty values
 
@@ -425,4 +429,61 @@ export const SRC_DST_SURFACE_CUBES = { src_data: 0, dst_data: 32 } as const;
 export function writeSrcDstSurfaceDesc(w: StructWriter, at: number, d: SrcDstSurfaceDesc): void {
   writeDataCube(w, at, d.src_data);
   writeDataCube(w, at + 32, d.dst_data);
+}
+
+export interface CdpOpDesc {
+  in_precision: number;
+  out_precision: number;
+  lut_index: number;
+  in_cvt: CvtParam;
+  out_cvt: CvtParam;
+  local_size: number;
+  bypass_sqsum: number;
+  bypass_out_mul: number;
+}
+
+export function writeCdpOpDesc(w: StructWriter, at: number, d: CdpOpDesc): void {
+  w.u8(at + 0, d.in_precision);
+  w.u8(at + 1, d.out_precision);
+  w.i16(at + 2, d.lut_index);
+  writeCvt(w, at + 4, d.in_cvt);
+  writeCvt(w, at + 12, d.out_cvt);
+  w.u8(at + 20, d.local_size);
+  w.u8(at + 21, d.bypass_sqsum);
+  w.u8(at + 22, d.bypass_out_mul);
+}
+
+/** `dla_lut_param` (700 bytes): 65 + 257 table entries, offsets, ranges, slopes, priorities, method */
+export interface LutParam {
+  linear_exp_table: number[];
+  linear_only_table: number[];
+  /** the two `dla_lut_offset` unions, as their one byte (exp_offset or frac_bits) */
+  linear_exp_offset: number;
+  linear_only_offset: number;
+  linear_exp_start: number;
+  linear_exp_end: number;
+  linear_only_start: number;
+  linear_only_end: number;
+  /** the four `dla_slope` unions as their 16-bit data_f view (all zero in compiler output) */
+  slopes: number[];
+  hybrid_priority: number;
+  underflow_priority: number;
+  overflow_priority: number;
+  method: number;
+}
+
+export function writeLutParam(w: StructWriter, at: number, d: LutParam): void {
+  d.linear_exp_table.forEach((v, i) => w.i16(at + 2 * i, v));
+  d.linear_only_table.forEach((v, i) => w.i16(at + 130 + 2 * i, v));
+  w.i8(at + 644, d.linear_exp_offset);
+  w.i8(at + 646, d.linear_only_offset);
+  w.i64(at + 648, d.linear_exp_start);
+  w.i64(at + 656, d.linear_exp_end);
+  w.i64(at + 664, d.linear_only_start);
+  w.i64(at + 672, d.linear_only_end);
+  d.slopes.forEach((v, i) => w.u16(at + 680 + 4 * i, v));
+  w.u8(at + 696, d.hybrid_priority);
+  w.u8(at + 697, d.underflow_priority);
+  w.u8(at + 698, d.overflow_priority);
+  w.u8(at + 699, d.method);
 }

@@ -14,7 +14,9 @@ import { ENGINE_TYPES, type EngineGraph } from '../engine/model';
 import {
   SIZES,
   StructWriter,
+  writeCdpOpDesc,
   writeCommonOpDesc,
+  writeLutParam,
   writeConvOpDesc,
   writeConvSurfaceDesc,
   writeNetworkDesc,
@@ -28,6 +30,7 @@ import {
 } from './dla-structs';
 import { EMU_SIZES, writeEmuBufferDesc, writeEmuNetworkDesc, writeEmuOpDesc, type EmuBufferDesc, type EmuNetworkDesc, type EmuOpDesc } from './emu-structs';
 import { EVENT_OP, INTERFACE, LOADABLE_VERSION, MEMORY_DOMAIN, MEMORY_FLAGS, SUB_INTERFACE, type AddressListEntry, type Blob, type MemoryListEntry, type NvdlaLoadable, type RelocListEntry, type TaskListEntry } from './loadable';
+import { lutParam } from './luts';
 import { EmitError, prepareMemoryList } from './memory-list';
 import { emitDlaOp, emitEmuOp, type EmitContext } from './ops';
 
@@ -105,7 +108,10 @@ export function emitLoadable(g: EngineGraph, ctx: PassContext): EmitResult {
       const deps = new Uint8Array(SIZES.commonOpDesc * slots);
       const ops = new Uint8Array(SIZES.operationContainer * slots);
       const surfs = new Uint8Array(SIZES.surfaceContainer * slots);
-      const luts = new Uint8Array(SIZES.lutParam * 1); // no LUTs are written: one zeroed slot, as upstream reserves
+      // one slot per registered table; one zeroed slot when there is none (upstream reserves it)
+      const luts = new Uint8Array(SIZES.lutParam * Math.max(1, g.luts.length));
+      const lw = new StructWriter(luts);
+      g.luts.forEach((l, i) => writeLutParam(lw, i * SIZES.lutParam, lutParam(l)));
       const dw = new StructWriter(deps);
       const ow = new StructWriter(ops);
       const sw = new StructWriter(surfs);
@@ -123,8 +129,11 @@ export function emitLoadable(g: EngineGraph, ctx: PassContext): EmitResult {
           } else if (desc.kind === 'SDP') {
             writeSdpOpDesc(ow, oAt, desc.op);
             writeSdpSurfaceDesc(sw, sAt, desc.surface);
-          } else {
+          } else if (desc.kind === 'PDP') {
             writePdpOpDesc(ow, oAt, desc.op);
+            writeSrcDstSurfaceDesc(sw, sAt, desc.surface);
+          } else {
+            writeCdpOpDesc(ow, oAt, desc.op);
             writeSrcDstSurfaceDesc(sw, sAt, desc.surface);
           }
           out.push({ slot, node: node.id, batch: b, common, desc });
@@ -145,7 +154,7 @@ export function emitLoadable(g: EngineGraph, ctx: PassContext): EmitResult {
         op_head: OP_HEAD_TYPES.map(head),
         num_rois: 1,
         num_operations: slots,
-        num_luts: 0,
+        num_luts: g.luts.length,
         num_addresses: addrList.length,
         input_layer: 0,
         dynamic_roi: 0,

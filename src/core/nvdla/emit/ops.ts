@@ -275,7 +275,11 @@ function sdpNodeOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: n
         if (x1.actType !== 'RELU') throw new EmitError(`Unknown activation type: ${x1.actType}`);
         op.x1_op = sdpOp({ enable: 1, alu_type: SDP_ALU.SUM, type: SDP_OP_TYPE.NONE, mode: SDP_MODE.PER_LAYER, act: SDP_ACT.RELU, shift_value: 0, alu_operand: 0, mul_operand: 1, truncate: 0, precision: op.src_precision });
       }
-      if (sdp.y.enabled) throw new EmitError(`${node.name}: ${sdp.y.actType} needs a lookup table (LUT), which this compiler does not write yet`);
+      if (sdp.y.enabled) {
+        if (sdp.y.actType !== 'SIGMOID' && sdp.y.actType !== 'TANH') throw new EmitError(`Unknown activation type: ${sdp.y.actType}`);
+        op.lut_index = p.lutIndex;
+        op.y_op = sdpOp({ enable: 1, alu_type: SDP_ALU.SUM, type: SDP_OP_TYPE.NONE, mode: SDP_MODE.PER_LAYER, act: 2, shift_value: 0, alu_operand: 0, mul_operand: 1, truncate: 0, precision: op.src_precision });
+      }
       s.src_data = cube(src, 'input', 'src_data');
       s.dst_data = cube(dst, 'output', 'dst_data');
       break;
@@ -349,6 +353,32 @@ function pdpOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numbe
   return { kind: 'PDP', op, surface: s };
 }
 
+function cdpOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: number): DlaOpDesc {
+  const p = node.params;
+  if (p.kind !== 'cdp-lrn') throw new EmitError(`${node.name} is not an LRN`);
+  const src = surface(ec, node.inputEdges[0], 'input', node);
+  const dst = surface(ec, node.outputEdges[0], 'output', node);
+  // upstream maps INT16 to the INT8 code here
+  const cdpPrecision = (format: string) => (surfaceFormat(format).precision === 'FP16' ? 2 : surfaceFormat(format).precision === 'INT8' || surfaceFormat(format).precision === 'INT16' ? 0 : precisionCode(format));
+  return {
+    kind: 'CDP',
+    op: {
+      in_precision: cdpPrecision(src.format),
+      out_precision: cdpPrecision(dst.format),
+      lut_index: p.lutIndex,
+      in_cvt: { scale: 1, truncate: 0, offset: 0, enable: 1 },
+      out_cvt: { scale: 1, truncate: 0, offset: 0, enable: 1 },
+      local_size: p.localSize,
+      bypass_sqsum: 0,
+      bypass_out_mul: 0,
+    },
+    surface: {
+      src_data: dataCube(ec, node, src, 'input', batch, surfBase + SRC_DST_SURFACE_CUBES.src_data),
+      dst_data: dataCube(ec, node, dst, 'none', batch, surfBase + SRC_DST_SURFACE_CUBES.dst_data),
+    },
+  };
+}
+
 /** one DLA op slot: its descriptors (`surfBase` = the slot's offset in the task's surface container) */
 export function emitDlaOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: number): { common: CommonOpDesc; desc: DlaOpDesc } {
   const common = commonOpDesc(ec, node, batch);
@@ -362,6 +392,9 @@ export function emitDlaOp(ec: EmitContext, node: EngineNode, batch: number, surf
       break;
     case 'PDP':
       desc = pdpOp(ec, node, batch, surfBase);
+      break;
+    case 'CDP':
+      desc = cdpOp(ec, node, batch, surfBase);
       break;
     default:
       throw new EmitError(`${node.name}: emitting ${node.engineType} operations (${node.engineOpType}) is not implemented yet`);

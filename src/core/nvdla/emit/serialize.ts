@@ -38,7 +38,8 @@ function offsetVector(b: Builder, offsets: readonly number[]): number {
 }
 
 export function serializeLoadable(l: NvdlaLoadable): Uint8Array {
-  const b = new Builder16(1024 * 1024);
+  // start big enough for the blobs, so the builder does not grow (and copy) the buffer many times
+  const b = new Builder16(l.blobs.reduce((n, x) => n + x.data.length + 64, 0) + 64 * (l.memory.length + l.addresses.length + l.relocs.length) + 65536);
   const tasks = l.tasks.map((t) => {
     const addressList = u16Vector(b, t.addressList);
     const pre = u16Vector(b, t.preActions);

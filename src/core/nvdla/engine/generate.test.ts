@@ -151,6 +151,22 @@ describe('engine graph: per layer type', () => {
     expect([d.layer, d.upstreamBehaviour, d.upstream]).toEqual(['s', 'wrong-result', 'Activation type not supported: 1']);
   });
 
+  it('TanH in INT8: refused (upstream writes an all-zero lookup table); in FP16 one table per distinct activation/LRN', () => {
+    const r = small('layer { name: "t" type: "TanH" bottom: "data" top: "t" }', {}).engine!;
+    expect(r.graph).toBeNull();
+    const d = r.diagnostics.at(-1)!;
+    expect([d.layer, d.upstreamBehaviour, d.upstream]).toEqual(['t', 'wrong-result', 'Empty INT8 Tanh LUT']);
+    const g = small(
+      `layer { name: "a" type: "LRN" bottom: "data" top: "a" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
+       layer { name: "b" type: "Sigmoid" bottom: "a" top: "b" }
+       layer { name: "c" type: "LRN" bottom: "b" top: "c" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
+       layer { name: "d" type: "Sigmoid" bottom: "c" top: "d" }`,
+      { cprecision: 'fp16' },
+    ).engine!.graph!;
+    expect(g.luts.map((l) => l.key)).toEqual(['LRNFP165-0.000100000-0.750000-1.00000', 'SIGMOIDFP16']);
+    expect(g.nodes.map((n) => ('lutIndex' in n.params ? n.params.lutIndex : null))).toEqual([0, 1, 0, 1]);
+  });
+
   it('an 8-channel image input is refused (upstream cuts it to 4), fewer channels are widened', () => {
     const deploy = readDeploy('input: "data"\ninput_shape { dim: 1 dim: 8 dim: 4 dim: 4 }\nlayer { name: "c" type: "Convolution" bottom: "data" top: "c" convolution_param { num_output: 2 kernel_size: 1 } }', 'n.prototxt');
     const r = frontEnd(deploy, synthetic(deploy)).engine!;

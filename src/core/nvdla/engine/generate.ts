@@ -16,7 +16,7 @@ import type { Dims4, NvdlaDiagnostic, Weights } from '../network/model';
 import type { CompileProfile } from '../profiles';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
-import { EngineGraphEditor, EngineGraphError, emptyEngineGraph } from './graph';
+import { EngineGraphEditor, EngineGraphError, emptyEngineGraph, registerLut } from './graph';
 import { floatBlob } from './weights';
 import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
 
@@ -257,7 +257,15 @@ class Generator {
         const sdp = sdpCommon();
         if (type === 'RELU') sdp.x1 = subEngine({ mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: 'RELU' });
         else sdp.y = subEngine({ mode: 'UNKNOWN', aluType: 'UNKNOWN', opType: 'NONE', actType: type === 'SIGMOID' ? 'SIGMOID' : 'TANH' });
-        const act = ed.addNode('act-', 'SDP_ACTIVATION', can.id, can.origins, { kind: 'sdp-act', sdp, activation: type, lut: type === 'RELU' ? null : type.toLowerCase() });
+        if ((type === 'SIGMOID' || type === 'TANH') && this.int8) {
+          this.fail(can, `${type === 'SIGMOID' ? 'Sigmoid' : 'TanH'} '${can.name}' in INT8: NVDLA has no INT8 lookup table for it`, {
+            upstream: `Empty INT8 ${type === 'SIGMOID' ? 'Sigmoid' : 'Tanh'} LUT`,
+            upstreamBehaviour: 'wrong-result',
+            studio: 'nvdla_compiler logs this and writes an all-zero lookup table, so every output of the layer is 0; NPU Studio refuses (compile with --cprecision fp16)',
+          });
+        }
+        const lutIndex = type === 'RELU' ? -1 : registerLut(ed.graph, { type: type === 'SIGMOID' ? 'SIGMOID' : 'TANH', precision: this.profile.computePrecision as 'INT8' | 'FP16', lrn: null });
+        const act = ed.addNode('act-', 'SDP_ACTIVATION', can.id, can.origins, { kind: 'sdp-act', sdp, activation: type, lut: type === 'RELU' ? null : type.toLowerCase(), lutIndex });
         ed.appendNodeToEdge(srcEdge, 'second', act);
         ed.appendNodeToEdge(sink[0]!, 'first', act);
         ed.populateEdgePorts(act);
@@ -284,7 +292,9 @@ class Generator {
       case 'LRN': {
         one('LRN');
         const p = can.params;
-        const lrn = ed.addNode('cdp-lrn-', 'CDP_LRN', can.id, can.origins, { kind: 'cdp-lrn', localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k, lut: 'lrn' });
+        // captureCanonicalParams registers the LRN table (one per distinct parameter set)
+        const lutIndex = registerLut(ed.graph, { type: 'LRN', precision: this.profile.computePrecision as 'INT8' | 'FP16', lrn: { localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k } });
+        const lrn = ed.addNode('cdp-lrn-', 'CDP_LRN', can.id, can.origins, { kind: 'cdp-lrn', localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k, lut: 'lrn', lutIndex });
         ed.appendNodeToEdge(src[0]!, 'second', lrn);
         ed.appendNodeToEdge(sink[0]!, 'first', lrn);
         ed.populateEdgePorts(lrn);

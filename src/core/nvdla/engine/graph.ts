@@ -4,7 +4,7 @@
  * node), over the plain `EngineGraph` data. Passes copy the graph (`cloneEngineGraph`), edit the
  * copy through an `EngineGraphEditor`, and return it.
  */
-import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor } from './model';
+import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry } from './model';
 
 /** Deep copy of a graph's plain data; typed arrays (weights) are shared, not copied. */
 export function cloneEngineGraph(g: EngineGraph): EngineGraph {
@@ -21,7 +21,7 @@ function deepCopy<T>(v: T): T {
 }
 
 export function emptyEngineGraph(batchSize: number): EngineGraph {
-  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], surfaces: [], buffers: [], counters: { node: 0, edge: 0, auxTensor: 0, surface: 0, buffer: 0, names: {} }, batchSize, schedule: [], tasks: [], pools: [], memoryEvents: [] };
+  return { nodes: [], edges: [], inputEdges: [], outputEdges: [], surfaces: [], buffers: [], counters: { node: 0, edge: 0, auxTensor: 0, surface: 0, buffer: 0, names: {} }, batchSize, luts: [], schedule: [], tasks: [], pools: [], memoryEvents: [] };
 }
 
 export class EngineGraphEditor {
@@ -195,6 +195,16 @@ export class EngineGraphEditor {
       n.outputEdges = n.outputEdges.filter((e) => e !== edge.id);
     }
   }
+}
+
+/** `LutManager::getHandle`: the index of the table for these parameters, registering it when new */
+export function registerLut(g: EngineGraph, entry: Omit<LutEntry, 'key'>): number {
+  const f = (x: number) => x.toPrecision(6);
+  const key = `${entry.type}${entry.precision}${entry.lrn ? `${entry.lrn.localSize}-${f(entry.lrn.alpha)}-${f(entry.lrn.beta)}-${f(entry.lrn.k)}` : ''}`;
+  const at = g.luts.findIndex((l) => l.key === key);
+  if (at >= 0) return at;
+  g.luts.push({ key, ...entry });
+  return g.luts.length - 1;
 }
 
 /** An engine-graph invariant upstream reports as an error (a bug or an unsupported shape). */

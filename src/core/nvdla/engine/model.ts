@@ -162,11 +162,11 @@ export type EngineNodeParams =
   | { kind: 'sdp-bias'; sdp: SDPCommonParams; biasDims: Dims4; rawBiasData: WeightBlob; hasBiasReduction: boolean; rescaleData: WeightBlob | null; dlaBiasData: WeightBlob | null }
   | { kind: 'sdp-scale'; sdp: SDPCommonParams; scaleDims: Dims4; rawScaleData: WeightBlob; unitScale: boolean; dlaScaleData: WeightBlob | null }
   | { kind: 'sdp-bn'; sdp: SDPCommonParams; epsilon: number; meanDims: Dims4; varianceDims: Dims4; batchNormDims: Dims4; rawMeanData: WeightBlob; rawVarianceData: WeightBlob; dlaBatchNormData: WeightBlob | null }
-  | { kind: 'sdp-act'; sdp: SDPCommonParams; activation: ActivationType | null; lut: string | null }
+  | { kind: 'sdp-act'; sdp: SDPCommonParams; activation: ActivationType | null; lut: string | null; lutIndex: number }
   | { kind: 'sdp-ew'; sdp: SDPCommonParams; operation: ElementWiseOperation }
   | { kind: 'sdp-nop'; sdp: SDPCommonParams }
   | { kind: 'pdp'; poolingType: PoolingType; topLeftPadding: Dims2; bottomRightPadding: Dims2; paddingValue: number; stride: Dims2; poolingWindow: Dims2; splitWidth: PdpSplitWidth | null }
-  | { kind: 'cdp-lrn'; localSize: number; alpha: number; beta: number; k: number; lut: string }
+  | { kind: 'cdp-lrn'; localSize: number; alpha: number; beta: number; k: number; lut: string; lutIndex: number }
   | { kind: 'cpu-scale'; power: Weights; scale: Weights; shift: Weights }
   | { kind: 'cpu-softmax' }
   | { kind: 'concat'; axis: 'C' | 'H' | 'W' }
@@ -267,6 +267,8 @@ export interface EngineGraph {
   counters: { node: number; edge: number; auxTensor: number; surface: number; buffer: number; names: Record<string, number> };
   /** the batch size the graph is compiled for (profile multiBatchSize after generateGraph) */
   batchSize: number;
+  /** lookup tables registered (`LutManager`): one per distinct LRN / sigmoid / tanh, in registration order */
+  luts: LutEntry[];
   /** the topological order of generateDependencyParams (node ids), which resolveMemory walks */
   schedule: string[];
   /** tasks (`graphlets`): node ids in slot order, DLA or EMU, and the first node of each engine type */
@@ -275,6 +277,14 @@ export interface EngineGraph {
   pools: MemoryPool[];
   /** what the memory resolver did, in order (for the memory-plan view) */
   memoryEvents: MemoryEvent[];
+}
+
+export interface LutEntry {
+  /** upstream's key: type, precision and, for LRN, its parameters (6 significant digits) */
+  key: string;
+  type: 'LRN' | 'SIGMOID' | 'TANH';
+  precision: 'INT8' | 'INT16' | 'FP16';
+  lrn: { localSize: number; alpha: number; beta: number; k: number } | null;
 }
 
 export interface EngineTask {

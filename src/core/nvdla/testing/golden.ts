@@ -65,7 +65,11 @@ export interface GoldenSlot {
 
 /** the DLA op slots of a golden's `.summary.txt` (task 0) */
 export function goldenSlots(name: string): GoldenSlot[] {
-  const text = readFileSync(join(FIXTURES, `nvdla/golden/${name}.summary.txt`), 'utf8');
+  return summarySlots(readFileSync(join(FIXTURES, `nvdla/golden/${name}.summary.txt`), 'utf8'));
+}
+
+/** the op slots listed in a `.summary.txt` */
+export function summarySlots(text: string): GoldenSlot[] {
   const out: GoldenSlot[] = [];
   for (const m of text.matchAll(/^ {6}(\d+):(\w+)\(idx=\d+,deps=(\d+),cons=\[(.*?)\],fused=(-?\d+)\)$/gm)) {
     const consumers = [...m[4]!.matchAll(/\('(\w+)', (-?\d+), (\d+)\)/g)].map((c) => [c[1]!, Number(c[2]), Number(c[3])] as [string, number, number]);
