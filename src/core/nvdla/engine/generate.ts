@@ -109,6 +109,8 @@ class Generator {
         releaseData: true,
         releaseWeights: true,
         batches: null,
+        splitData: null,
+        retainSlices: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
@@ -143,6 +145,8 @@ class Generator {
         releaseData: true,
         releaseWeights: true,
         batches: null,
+        splitData: null,
+        retainSlices: 0,
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));
@@ -367,7 +371,7 @@ class Generator {
         return;
       }
       case 'CONCATENATION': {
-        const concat = ed.addNode('concat-', 'CONCATENATION_CONCAT', can.id, can.origins, { kind: 'concat', axis: 'C' });
+        const concat = ed.addNode('concat-', 'CONCATENATION_CONCAT', can.id, can.origins, { kind: 'concat', axis: 'C', canonicalInputs: [...can.inputEdges] });
         for (const e of src) ed.appendNodeToEdge(e, 'second', concat);
         for (const e of sink) ed.appendNodeToEdge(e, 'first', concat);
         // input ports in the canonical node's input order
@@ -377,7 +381,7 @@ class Generator {
         return;
       }
       case 'SPLIT': {
-        const split = ed.addNode('split-', 'SPLIT_SOFTWARE', can.id, can.origins, { kind: 'split', axis: 'C' });
+        const split = ed.addNode('split-', 'SPLIT_SOFTWARE', can.id, can.origins, { kind: 'split', axis: 'C', canonicalOutputs: [...can.outputEdges] });
         for (const e of src) ed.appendNodeToEdge(e, 'second', split);
         for (const e of sink) ed.appendNodeToEdge(e, 'first', split);
         if (src.length !== 1) this.fail(can, `${split.name} has ${src.length} input edges`);

@@ -7,20 +7,16 @@
 import { surfaceFormat } from '../surface';
 import type { CompileProfile } from '../profiles';
 import type { TargetConfig } from '../targets';
-import { EngineGraphEditor } from './graph';
-import type { EngineEdge, EngineGraph, EngineNode } from './model';
+import { EngineGraphEditor, repopulateEdgePorts } from './graph';
+import { GraphIndex, isSoftwareNode, Suggestions } from './suggest';
+import type { EngineEdge, EngineGraph, EngineNode, TensorBufferDesc, TensorSurfaceDesc } from './model';
 import { graphOrder } from './ordering';
 import {
   SurfaceError,
-  formulaLineStride,
-  formulaSize,
-  formulaSurfaceStride,
   isAuxTensorType,
   registerSurface,
   supportedFormats,
   surfaceById,
-  type TensorBufferDesc,
-  type TensorSurfaceDesc,
 } from './surfaces';
 
 export interface PassContext {
@@ -149,93 +145,95 @@ function determineSurfaceFormat(g: EngineGraph, ed: EngineGraphEditor, e: Engine
   tsd.format = chosen;
 }
 
-function isAuxOf(node: EngineNode, e: EngineEdge): boolean {
-  return node.auxEdges.includes(e.id);
+/** the suggestion round of one surface determination (`clearNodeTSDStateMapping` starts a new one) */
+export function newSuggestions(g: EngineGraph, ix: GraphIndex, ctx: PassContext): Suggestions {
+  return new Suggestions(ix, ctx.target, ctx.profile.computePrecision, g.batchSize, () => {
+    const tb: TensorBufferDesc = { id: `tb-${g.counters.buffer++}`, size: 0, surfaces: [], location: 'UNKNOWN', placement: [] };
+    g.buffers.push(tb);
+    ix.addBuffer(tb);
+    return tb;
+  });
 }
 
-/** bytes of a surface as one client sees it (SDP aux data doubles with INT8 rescaling factors) */
-function suggestSize(g: EngineGraph, node: EngineNode, e: EngineEdge, tsd: TensorSurfaceDesc, ctx: PassContext): number {
-  let size = formulaSize(tsd.format, tsd.dims, tsd.alignLineStride, ctx.target);
-  if (node.engineType === 'SDP' && 'sdp' in node.params && node.params.sdp.x1.isINT8Rescaling && isAuxOf(node, e)) size *= 2;
-  return size;
-}
-
-/** offset of the surface in its buffer as one client sees it */
-function suggestOffset(g: EngineGraph, node: EngineNode, e: EngineEdge, tsd: TensorSurfaceDesc): number {
-  if (node.engineType === 'SDP' && node.inputEdges.includes(e.id)) {
-    return tsd.category === 'STREAM' ? tsd.bufferOffset : 0;
-  }
-  if (node.engineType === 'CONCATENATION' || node.engineType === 'SPLIT' || node.engineType === 'RUBIK') {
-    throw new SurfaceError(`${node.name}: surface offsets for ${node.engineType.toLowerCase()} nodes are not implemented yet`);
-  }
-  return 0;
+/** a surface's clients: producers then consumers, each once (upstream's unordered set of both) */
+function clientsOf(ix: GraphIndex, tsd: TensorSurfaceDesc): EngineNode[] {
+  const ids = tsd.producers.slice();
+  for (const c of tsd.consumers) if (!ids.includes(c)) ids.push(c);
+  return ids.map((id) => ix.node(id));
 }
 
 /** the surface-determination steps of `registerAllSurfaces` / `refreshGraphState` */
-export function determineSurfaces(g: EngineGraph, ctx: PassContext, edges: EngineEdge[]): void {
+export function determineSurfaces(g: EngineGraph, ctx: PassContext, edges: EngineEdge[], ix: GraphIndex = new GraphIndex(g)): Suggestions {
   const ed = new EngineGraphEditor(g);
-  for (const e of edges) registerSurface(g, e);
   for (const e of edges) {
-    if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
-    tsd.producers = [...e.sources];
-    tsd.consumers = [...e.targets];
+    if (e.kind !== 'data' || e.surface) continue;
+    registerSurface(g, e);
+    ix.addSurface(surfaceById(g, e.surface!));
   }
-  for (const e of edges) if (e.kind === 'data') determineSurfaceFormat(g, ed, e, ctx);
-  for (const e of edges) {
-    if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
-    // all clients see the surface's own dims in direct (non-Winograd) convolution
-    tsd.lineStride = formulaLineStride(tsd.format, tsd.dims, tsd.alignLineStride, ctx.target);
-    tsd.surfaceStride = formulaSurfaceStride(tsd.format, tsd.dims, tsd.alignLineStride, ctx.target);
+  const data = edges.filter((e) => e.kind === 'data');
+  const tsds = data.map((e) => ix.tsd(e.surface!));
+  data.forEach((e, i) => {
+    tsds[i]!.producers = [...e.sources];
+    tsds[i]!.consumers = [...e.targets];
+  });
+  data.forEach((e) => determineSurfaceFormat(g, ed, e, ctx));
+  const sug = newSuggestions(g, ix, ctx);
+  for (const tsd of tsds) {
+    tsd.lineStride = 0;
+    tsd.surfaceStride = 0;
+    let ls = 0;
+    let ss = 0;
+    for (const c of clientsOf(ix, tsd)) {
+      ls = Math.max(ls, sug.lineStride(c, tsd));
+      ss = Math.max(ss, sug.surfaceStride(c, tsd));
+    }
+    tsd.lineStride = ls;
+    tsd.surfaceStride = ss;
   }
-  for (const e of edges) {
-    if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
+  for (const tsd of tsds) {
+    tsd.size = 0;
     let size = 0;
-    const clients = [...new Set([...tsd.producers, ...tsd.consumers])].map((id) => ed.node(id));
-    for (const c of clients) size = Math.max(size, suggestSize(g, c, e, tsd, ctx));
+    for (const c of clientsOf(ix, tsd)) size = Math.max(size, sug.size(c, tsd));
     tsd.size = size;
   }
-  for (const e of edges) {
-    if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
-    let offset = 0;
-    const clients = [...new Set([...tsd.producers, ...tsd.consumers])].map((id) => ed.node(id));
-    const previous = tsd.bufferOffset;
+  for (const tsd of tsds) {
     tsd.bufferOffset = 0;
-    for (const c of clients) offset = Math.max(offset, suggestOffset(g, c, e, { ...tsd, bufferOffset: previous }));
+    let offset = 0;
+    for (const c of clientsOf(ix, tsd)) offset = Math.max(offset, sug.offset(c, tsd));
     tsd.bufferOffset = offset;
   }
+  return sug;
 }
 
-/** `Edge::registerBuffer`: one buffer per surface unless a software node (concat, split) shares one */
-export function registerBuffers(g: EngineGraph, edges: EngineEdge[]): void {
-  const ed = new EngineGraphEditor(g);
+/** `Edge::registerBuffer`: a software client (concat, split) decides the buffer, else every client agrees on one */
+export function registerBuffers(g: EngineGraph, edges: EngineEdge[], ctx: PassContext, ix: GraphIndex = new GraphIndex(g), sug: Suggestions = newSuggestions(g, ix, ctx)): void {
   for (const e of edges) {
     if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
+    const tsd = ix.tsd(e.surface!);
     if (!tsd.buffer) {
-      const clients = [...new Set([...tsd.producers, ...tsd.consumers])].map((id) => ed.node(id));
-      if (clients.some((c) => c.engineType === 'CONCATENATION' || c.engineType === 'SPLIT')) {
-        throw new SurfaceError(`${tsd.id}: buffers shared through concat/split nodes are not implemented yet`);
+      const clients = clientsOf(ix, tsd);
+      const sw = clients.find(isSoftwareNode);
+      let tb: TensorBufferDesc;
+      if (sw) tb = sug.buffer(sw, tsd);
+      else {
+        tb = sug.buffer(clients[0]!, tsd);
+        tsd.buffer = tb.id;
+        for (const c of clients.slice(1)) if (sug.buffer(c, tsd) !== tb) throw new SurfaceError(`clients of ${tsd.id} suggest different buffers`);
       }
-      const tb: TensorBufferDesc = { id: `tb-${g.counters.buffer++}`, size: 0, surfaces: [], location: 'UNKNOWN', placement: [] };
-      g.buffers.push(tb);
       tsd.buffer = tb.id;
     }
-    const tb = g.buffers.find((b) => b.id === tsd.buffer)!;
+    const tb = ix.buffers.get(tsd.buffer)!;
     if (!tb.surfaces.includes(tsd.id)) tb.surfaces.push(tsd.id);
   }
 }
 
 /** `Edge::reserveBuffer` */
-export function reserveBuffers(g: EngineGraph, edges: EngineEdge[]): void {
+export function reserveBuffers(g: EngineGraph, edges: EngineEdge[], ix: GraphIndex = new GraphIndex(g)): void {
   for (const e of edges) {
     if (e.kind !== 'data') continue;
-    const tsd = surfaceById(g, e.surface!);
+    const tsd = ix.tsd(e.surface!);
     if (!tsd.size) throw new SurfaceError(`surface size == 0 for ${tsd.id}`);
-    const tb = g.buffers.find((b) => b.id === tsd.buffer)!;
+    const tb = ix.buffers.get(tsd.buffer!)!;
     switch (tsd.category) {
       case 'GLOBAL':
       case 'LOCAL':
@@ -254,12 +252,10 @@ export function reserveBuffers(g: EngineGraph, edges: EngineEdge[]): void {
 /** `Graph::refreshGraphState`: ports, then every surface step, buffers and their sizes */
 export function refreshGraphState(g: EngineGraph, ctx: PassContext): void {
   const ed = new EngineGraphEditor(g);
-  for (const n of g.nodes) {
-    if (n.engineType === 'CONCATENATION' || n.engineType === 'SPLIT' || n.engineOpType === 'SDP_ELEMENTWISE') continue;
-    ed.populateEdgePorts(n);
-  }
-  const { edges } = orderedElements(g);
-  determineSurfaces(g, ctx, edges);
-  registerBuffers(g, edges);
-  reserveBuffers(g, edges);
+  const { nodes, edges } = orderedElements(g);
+  for (const n of nodes) repopulateEdgePorts(ed, n);
+  const ix = new GraphIndex(g);
+  const sug = determineSurfaces(g, ctx, edges, ix);
+  registerBuffers(g, edges, ctx, ix, sug);
+  reserveBuffers(g, edges, ix);
 }

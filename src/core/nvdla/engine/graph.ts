@@ -286,16 +286,47 @@ export function dropEdgeStorage(g: EngineGraph, e: EngineEdge): void {
   e.surface = null;
 }
 
-/** `Node::repopulateEdgePorts` */
+/** `Node::repopulateEdgePorts`: the node's ports again from its edges (concat, split and element-wise have their own rules) */
 export function repopulateEdgePorts(ed: EngineGraphEditor, node: EngineNode): void {
-  if (node.engineType === 'CONCATENATION' || node.engineType === 'SPLIT') {
-    node.inputEdges = node.inputEdges.filter((id) => node.upstream.includes(id));
-    node.outputEdges = node.outputEdges.filter((id) => node.downstream.includes(id));
+  const p = node.params;
+  if (p.kind === 'concat') {
+    const ins = ed.upstreamDataEdges(node);
+    const outs = ed.downstreamDataEdges(node);
+    if (p.canonicalInputs && node.canonicalNode) {
+      node.inputEdges = p.canonicalInputs.map((ce) => {
+        const e = ins.find((x) => x.canonicalEdge === ce);
+        if (!e) throw new EngineGraphError(`canonical edge ${ce} is not an input edge to ${node.name}`);
+        return e.id;
+      });
+    } else node.inputEdges = ins.map((e) => e.id);
+    if (outs.length > 1) throw new EngineGraphError(`${node.name} has > 1 output edges`);
+    node.outputEdges = outs.length ? [outs[0]!.id] : [];
+    node.auxEdges = [];
+    return;
+  }
+  if (p.kind === 'split') {
+    const ins = ed.upstreamDataEdges(node);
+    const outs = ed.downstreamDataEdges(node);
+    if (ins.length > 1) throw new EngineGraphError(`${node.name} has > 1 input edges`);
+    node.inputEdges = ins.length ? [ins[0]!.id] : [];
+    if (p.canonicalOutputs && node.canonicalNode) {
+      node.outputEdges = p.canonicalOutputs.map((ce) => {
+        const e = outs.find((x) => x.canonicalEdge === ce);
+        if (!e) throw new EngineGraphError(`canonical edge ${ce} is not an output edge of ${node.name}`);
+        return e.id;
+      });
+    } else node.outputEdges = outs.map((e) => e.id);
+    node.auxEdges = [];
     return;
   }
   if (node.engineOpType === 'SDP_ELEMENTWISE') {
-    node.inputEdges = ed.upstreamDataEdges(node).map((e) => e.id);
-    node.outputEdges = ed.downstreamDataEdges(node).map((e) => e.id);
+    const ins = ed.upstreamDataEdges(node);
+    const outs = ed.downstreamDataEdges(node);
+    if (ins.length !== 2) throw new EngineGraphError(`Elt wise op has input edges (${ins.length}) != 2`);
+    if (outs.length !== 1) throw new EngineGraphError(`Elt wise op has output edges (${outs.length}) != 1`);
+    node.inputEdges = ins.map((e) => e.id);
+    node.auxEdges = [];
+    node.outputEdges = [outs[0]!.id];
     return;
   }
   ed.populateEdgePorts(node);

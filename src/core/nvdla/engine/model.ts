@@ -125,6 +125,29 @@ export interface ConvCoreParams {
   releaseData: boolean;
   releaseWeights: boolean;
   batches: ConvBatchFlags[] | null;
+  /** partial-height split (splitData): this op's band of the input and output; null when not split */
+  splitData: SplitDataInfo | null;
+  /** input slices the next band reuses from this one (CBUF retain) */
+  retainSlices: number;
+}
+
+/** `ConvCoreNode::SplitDataInfo`: one partial-height band of a convolution split by splitData */
+export interface SplitDataInfo {
+  topSliceID: number;
+  bottomSliceID: number;
+  topPadding: number;
+  bottomPadding: number;
+  leftPadding: number;
+  rightPadding: number;
+  numConvs: number;
+  numOverlapSlices: number;
+  numRetainSlices: number;
+  inDims: Dims4;
+  outDims: Dims4;
+  inputBufferOffset: number;
+  outputBufferOffset: number;
+  wtBanks: number;
+  dataBanks: number;
 }
 
 /** the per-batch CBUF flags of a convolution (`ConvCoreNode::handleMultiBatch`) */
@@ -168,9 +191,10 @@ export type EngineNodeParams =
   | { kind: 'cdp-lrn'; localSize: number; alpha: number; beta: number; k: number; lut: string; lutIndex: number }
   | { kind: 'cpu-scale'; power: Weights; scale: Weights; shift: Weights }
   | { kind: 'cpu-softmax' }
-  | { kind: 'concat'; axis: 'C' | 'H' | 'W' }
-  | { kind: 'split'; axis: 'C' | 'H' | 'W' | 'NONE' }
-  | { kind: 'rubik'; mode: 'CONTRACT' | 'SPLIT' | 'MERGE'; deconvStride: Dims2 };
+  | { kind: 'concat'; axis: 'C' | 'H' | 'W'; canonicalInputs: string[] | null }
+  | { kind: 'split'; axis: 'C' | 'H' | 'W' | 'NONE'; canonicalOutputs: string[] | null }
+  | { kind: 'rubik'; mode: 'CONTRACT' | 'SPLIT' | 'MERGE'; deconvStride: Dims2; contract: { inDims: Dims4; outDims: Dims4 } }
+  | { kind: 'sdp-super'; sdp: SDPCommonParams; auxEdgeOf: Record<'x1' | 'x2' | 'y', string | null> };
 
 export interface EngineNode {
   /** `n-<i>`: creation order in this compile (upstream's node id) */

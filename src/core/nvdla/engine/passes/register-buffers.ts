@@ -12,7 +12,7 @@ export const registerBuffersPass: EnginePass = {
     return editCopy(input, (g, changes) => {
       const { edges } = orderedElements(g);
       determineSurfaces(g, ctx, edges);
-      registerBuffers(g, edges);
+      registerBuffers(g, edges, ctx);
       changes.notes.push(`${g.surfaces.length} surfaces, ${g.buffers.length} buffers registered`);
     });
   },
