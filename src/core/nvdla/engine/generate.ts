@@ -11,14 +11,14 @@
  * warning); an image input with fewer channels than its pixel format is widened to it (with
  * upstream's warning) and one with more is refused (upstream silently drops channels).
  */
-import type { CanonicalConvParams, CanonicalEdge, CanonicalGraph, CanonicalNode } from '../canonical/graph';
-import type { Dims4, NvdlaDiagnostic, Weights } from '../network/model';
+import type { CanonicalGraph, CanonicalNode } from '../canonical/graph';
+import type { Dims4, NvdlaDiagnostic } from '../network/model';
 import type { CompileProfile } from '../profiles';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph, registerLut } from './graph';
-import { floatBlob } from './weights';
-import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
+import { blobOf, modeOf, NodeFactory, sdpCommon, unitWeights } from './factory';
+import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode } from './model';
 
 export interface EngineGenerateResult {
   graph: EngineGraph | null;
@@ -27,176 +27,17 @@ export interface EngineGenerateResult {
   batchSize: number;
 }
 
-function sdpCommon(): SDPCommonParams {
-  return { x1: disabledSubEngine(), x2: disabledSubEngine(), y: disabledSubEngine(), convMode: 'DIRECT', numGroups: 1, outCVT: { scale: 1, truncate: 0, offset: 0, enable: false } };
-}
-
-function unitWeights(count: number): Weights {
-  return { count, values: new Float32Array(count).fill(1) };
-}
-
-function blobOf(w: Weights) {
-  return floatBlob(w.values ?? new Float32Array(0));
-}
-
-function modeOf(m: string): SDPMode {
-  return m === 'UNIFORM' ? 'PER_LAYER' : m === 'CHANNEL' ? 'PER_CHANNEL' : m === 'ELEMENTWISE' ? 'PER_ELEMENT' : 'UNKNOWN';
-}
-
-class Generator {
+class Generator extends NodeFactory {
   readonly diagnostics: NvdlaDiagnostic[] = [];
-  readonly ed: EngineGraphEditor;
   /** canonical edge id -> engine edge */
   readonly edgeOf = new Map<string, EngineEdge>();
-  private readonly canEdges = new Map<string, CanonicalEdge>();
 
-  constructor(
-    readonly can: CanonicalGraph,
-    readonly profile: CompileProfile,
-    readonly target: TargetConfig,
-    batchSize: number,
-  ) {
-    this.ed = new EngineGraphEditor(emptyEngineGraph(batchSize));
-    for (const e of can.edges) this.canEdges.set(e.id, e);
-  }
-
-  get int8(): boolean {
-    return this.profile.computePrecision === 'INT8';
+  constructor(can: CanonicalGraph, profile: CompileProfile, target: TargetConfig, batchSize: number) {
+    super(new EngineGraphEditor(emptyEngineGraph(batchSize)), can, profile, target);
   }
 
   fail(node: CanonicalNode | null, message: string, extra: Partial<NvdlaDiagnostic> = {}): never {
     throw new GenerateReject({ severity: 'error', stage: 'engine', message, ...(node ? { layer: node.name, layerIndex: node.origins[0] } : {}), ...extra });
-  }
-
-  auxTensor(dims: Dims4, type: EngineTensor['type']): EngineTensor {
-    return { name: this.ed.newAuxTensorName(), dims: { ...dims }, type, dataFormat: 'NCHW', channelScales: [] };
-  }
-
-  /** a clone of the canonical node's output tensor with another type */
-  outTensorClone(node: CanonicalNode, type: EngineTensor['type']): EngineTensor {
-    const t = this.canEdges.get(node.outputEdges[0]!)!.tensor;
-    return { name: t.name, dims: { ...t.dims }, type, dataFormat: 'NCHW', channelScales: [...t.channelScales] };
-  }
-
-  // -------------------------------------------------------------- node factories
-
-  convNode(can: CanonicalNode & { params: CanonicalConvParams }, op: 'CONVOLUTION_CONV' | 'CONVOLUTION_DECONV'): EngineNode {
-    const p = can.params;
-    const prefix = op === 'CONVOLUTION_DECONV' ? 'deconv-' : 'dc-conv-'; // Winograd is never chosen (canWinograd is off in every profile)
-    const node = this.ed.addNode(prefix, op, can.id, can.origins, {
-      kind: 'conv',
-      conv: {
-        convMode: 'DIRECT',
-        hasBiasTerm: p.hasBiasTerm,
-        weightDims: { ...p.weightDims },
-        topLeftPadding: { ...p.topLeftPadding },
-        bottomRightPadding: { ...p.bottomRightPadding },
-        paddingValue: p.paddingValue,
-        stride: { ...p.stride },
-        dilation: { ...p.dilation },
-        numGroups: p.numGroups,
-        rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
-        dlaWeights: null,
-        filterScales: [],
-        postExtension: 0,
-        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
-        outTruncate: 0,
-        praTruncate: 0,
-        allottedDataBanks: 0,
-        allottedWeightBanks: 0,
-        reuseData: false,
-        reuseWeights: false,
-        releaseData: true,
-        releaseWeights: true,
-        batches: null,
-        splitData: null,
-        retainSlices: 0,
-      },
-    });
-    this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
-    return node;
-  }
-
-  fcNode(can: CanonicalNode & { opType: 'FULLY_CONNECTED' }): EngineNode {
-    const p = can.params;
-    const node = this.ed.addNode('fc-', 'CONVOLUTION_FC', can.id, can.origins, {
-      kind: 'conv',
-      conv: {
-        convMode: 'DIRECT',
-        hasBiasTerm: p.hasBiasTerm,
-        weightDims: { ...p.weightDims },
-        topLeftPadding: { h: 0, w: 0 },
-        bottomRightPadding: { h: 0, w: 0 },
-        paddingValue: 0,
-        stride: { h: 1, w: 1 },
-        dilation: { h: 1, w: 1 },
-        numGroups: 1,
-        rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
-        dlaWeights: null,
-        filterScales: [],
-        postExtension: 0,
-        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
-        outTruncate: 0,
-        praTruncate: 0,
-        allottedDataBanks: 0,
-        allottedWeightBanks: 0,
-        reuseData: false,
-        reuseWeights: false,
-        releaseData: true,
-        releaseWeights: true,
-        batches: null,
-        splitData: null,
-        retainSlices: 0,
-      },
-    });
-    this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));
-    return node;
-  }
-
-  biasNode(can: CanonicalNode, fromScale: boolean): EngineNode {
-    const sdp = sdpCommon();
-    sdp.x1 = subEngine({ mode: 'UNKNOWN', aluType: 'SUM', opType: 'ADD', actType: 'NONE' });
-    let biasDims: Dims4;
-    let rawBiasData: Weights;
-    if (can.opType === 'SCALE') {
-      biasDims = can.params.shiftDims ?? { n: 1, c: 1, h: 1, w: 1 };
-      rawBiasData = can.params.shift;
-      sdp.x1.mode = modeOf(can.params.mode);
-    } else if (can.opType === 'CONVOLUTION' || can.opType === 'DECONVOLUTION' || can.opType === 'FULLY_CONNECTED') {
-      biasDims = can.params.biasDims ?? { n: 1, c: 1, h: 1, w: 1 };
-      rawBiasData = can.params.biasData;
-      sdp.x1.mode = modeOf(can.params.biasMode);
-      if (can.opType !== 'FULLY_CONNECTED') sdp.numGroups = can.params.numGroups;
-    } else {
-      this.fail(can, `unrecognized canonical op type ${can.opType} for a bias node`);
-    }
-    const node = this.ed.addNode('bias-', 'SDP_BIAS', can.id, can.origins, { kind: 'sdp-bias', sdp, biasDims: { ...biasDims }, rawBiasData: blobOf(rawBiasData), hasBiasReduction: false, rescaleData: null, dlaBiasData: null });
-    void fromScale;
-    this.ed.addDataEdge(null, node, this.auxTensor(biasDims, 'BIAS')); // captureCanonicalBiasData
-    return node;
-  }
-
-  /** `addSDPJointOpNode(canNode)`: bias, or INT8 unit scale, or NOP; joined by a stream edge */
-  jointSDP(conv: EngineNode, can: CanonicalNode & { opType: 'CONVOLUTION' | 'DECONVOLUTION' | 'FULLY_CONNECTED' }): EngineNode {
-    let sdpNode: EngineNode;
-    if (can.params.hasBiasTerm) {
-      sdpNode = this.biasNode(can, false);
-    } else if (this.int8) {
-      const perFilter = this.profile.quantizationMode === 'PER_FILTER';
-      const c = this.outTensorClone(can, 'IO').dims.c;
-      const scaleDims: Dims4 = { n: 1, c: perFilter ? c : 1, h: 1, w: 1 };
-      const sdp = sdpCommon();
-      // made without a canonical node: only the mode is set (captureCanonicalParams never runs)
-      sdp.x1 = { ...disabledSubEngine(), mode: perFilter ? 'PER_CHANNEL' : 'PER_LAYER' };
-      sdpNode = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(unitWeights(perFilter ? c : 1)), unitScale: false, dlaScaleData: null });
-      this.ed.addDataEdge(null, sdpNode, this.auxTensor(scaleDims, 'SCALE')); // captureCanonicalScaleData
-    } else {
-      const sdp = sdpCommon();
-      if (can.opType !== 'FULLY_CONNECTED') sdp.numGroups = can.params.numGroups;
-      sdpNode = this.ed.addNode('sdp-nop-', 'SDP_NOP', can.id, can.origins, { kind: 'sdp-nop', sdp });
-    }
-    this.ed.addDataEdge(conv, sdpNode, this.outTensorClone(can, 'STREAM'));
-    return sdpNode;
   }
 
   // -------------------------------------------------------------- transformCanNode

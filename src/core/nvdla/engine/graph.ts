@@ -124,12 +124,13 @@ export class EngineGraphEditor {
 
   /** `appendNodeToEdge(edge, FIRST | SECOND, node)` */
   appendNodeToEdge(edge: EngineEdge, side: 'first' | 'second', node: EngineNode): void {
+    // upstream keeps both lists sorted by creation number (`appendNodeToEdge_Internal` / `appendEdgeToNode_Internal`)
     if (side === 'first') {
-      edge.sources.push(node.id);
-      node.downstream.push(edge.id);
+      insertSortedById(edge.sources, node.id);
+      insertSortedById(node.downstream, edge.id);
     } else {
-      edge.targets.push(node.id);
-      node.upstream.push(edge.id);
+      insertSortedById(edge.targets, node.id);
+      insertSortedById(node.upstream, edge.id);
     }
   }
 
@@ -330,4 +331,18 @@ export function repopulateEdgePorts(ed: EngineGraphEditor, node: EngineNode): vo
     return;
   }
   ed.populateEdgePorts(node);
+}
+
+/** the creation number of `n-<i>` / `e-<i>` */
+export function idNumber(id: string): number {
+  return Number(id.slice(2));
+}
+
+/** add `id` to a list kept in creation order, unless it is there already */
+export function insertSortedById(list: string[], id: string): void {
+  if (list.includes(id)) return;
+  const k = idNumber(id);
+  let i = list.length;
+  while (i > 0 && idNumber(list[i - 1]!) > k) i--;
+  list.splice(i, 0, id);
 }
