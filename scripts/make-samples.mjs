@@ -6,7 +6,8 @@
 // index.json entries: { file, title, group, operators?, files?, model? }. `file` names the tab; `files`,
 // when present, lists every file opened together (a model and its .part, say). Groups:
 // "models", "partition" (a model with a .part from ONE's test list), "origins" (a model that
-// carries ONE origin tables), "profiles" (systrace captures).
+// carries ONE origin tables), "profiles" (systrace captures), "loadables" (NVDLA loadables: goldens
+// of the upstream compiler, KMD regression flatbufs, and a deliberately damaged copy).
 import { register } from 'tsx/esm/api';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ const { buildFromRecipe } = await import('../src/core/chef/index.ts');
 const { write } = await import('../src/core/circle/write.ts');
 const { optimize } = await import('../src/core/optimize/index.ts');
 const { resnetLikeCircle } = await import('../test/support/circle-synthetic.ts');
+const { damagedLoadable } = await import('../test/support/nvdla-damaged.ts');
 
 const out = 'public/samples';
 mkdirSync(out, { recursive: true });
@@ -72,6 +74,30 @@ for (const name of ['omr1.trace.txt', 'omr1_incomplete.trace.txt']) {
   if (!existsSync(join(traces, name))) continue;
   copyFileSync(join(traces, name), join(out, name));
   index.push({ group: 'profiles', file: name, title: name });
+}
+
+// NVDLA loadables: goldens of the upstream compiler (LeNet int8 with and without a calibration
+// table, to compare; LeNet fp16; LeNet batch 64, 704 op slots), KMD regression flatbufs (firmware
+// 0.10 / 0.11: a CDP with its LUT, the old LeNet with EMU POWER and SOFTMAX), and LeNet int8 with
+// five faults (test/support/nvdla-damaged.ts) to show the damage marks.
+const nvdla = 'test/fixtures/nvdla';
+const loadables = [
+  ['golden', 'lenet-b1-nv_full-int8-fast-math.nvdla', 'LeNet int8 fast-math (nv_full)'],
+  ['golden', 'lenet-b1-nv_full-int8-fast-math-calib.nvdla', 'LeNet int8 fast-math, calibrated (nv_full)'],
+  ['golden', 'lenet-b1-nv_full-fp16-fast-math.nvdla', 'LeNet fp16 fast-math (nv_full)'],
+  ['golden', 'lenet-b64-nv_full-fp16-fast-math.nvdla', 'LeNet batch 64 fp16 (nv_full)'],
+  ['flatbufs', 'CDP_L0_0_fbuf', 'CDP_L0_0_fbuf (KMD regression, firmware 0.10, LUT)'],
+  ['flatbufs', 'NN_L0_0_fbuf', 'NN_L0_0_fbuf (KMD regression, firmware 0.11, EMU)'],
+];
+for (const [dir, name, title] of loadables) {
+  if (!existsSync(join(nvdla, dir, name))) continue;
+  copyFileSync(join(nvdla, dir, name), join(out, name));
+  index.push({ group: 'loadables', file: name, title });
+}
+if (existsSync(join(nvdla, 'golden', 'lenet-b1-nv_full-int8-fast-math.nvdla'))) {
+  const file = 'lenet-int8-damaged.nvdla';
+  writeFileSync(join(out, file), damagedLoadable(new Uint8Array(readFileSync(join(nvdla, 'golden', 'lenet-b1-nv_full-int8-fast-math.nvdla'))), file));
+  index.push({ group: 'loadables', file, title: `${file} (5 faults, to show the damage marks)` });
 }
 
 writeFileSync(join(out, 'index.json'), JSON.stringify(index, null, 1));

@@ -22,12 +22,12 @@ import type { NodeDetails } from '../core/format';
 import type { SystraceAnalysis } from '../core/systrace/model';
 import type { PartDiagnostic } from '../core/partition/ini';
 import type { PartitionCheck } from '../core/partition/check';
-import type { BlobDetail, BlobPlot, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
+import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
-export type { BlobDetail, BlobPlot, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
+export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
 export type { GraphPack, SceneData };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };

@@ -599,8 +599,11 @@ export function overviewOf(d: DecodedLoadable): LoadableOverview {
     contents: m.contents.map((name, k) => ({ name, offset: m.offsets[k] ?? null })),
     damage: dmg(`memory_list:${i}`),
   }));
-  // memory roles as the memory map sees them (descriptor lists located through the tasks)
-  for (const t of d.tasks) for (const x of t.lists) if (memory[x.location.memId] && memory[x.location.memId]!.role !== 'input' && memory[x.location.memId]!.role !== 'output') memory[x.location.memId]!.role = 'descriptors';
+  // memory roles as the memory map sees them: descriptor lists located through the tasks, data
+  // read or written by the op slots
+  const bound = (m: MemoryRow | undefined) => !!m && (m.role === 'input' || m.role === 'output');
+  for (const op of ops) for (const u of op.surfaces) if (u.location && memory[u.location.memId]?.role === 'unused') memory[u.location.memId]!.role = 'data';
+  for (const t of d.tasks) for (const x of t.lists) if (memory[x.location.memId] && !bound(memory[x.location.memId])) memory[x.location.memId]!.role = 'descriptors';
 
   const addressUsers = new Map<number, string[]>();
   const addUser = (a: number, text: string) => {
