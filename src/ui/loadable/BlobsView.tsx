@@ -4,7 +4,7 @@
  * curves, weights as a histogram decoded as the descriptors that read them say) beside a hex
  * view of its bytes with the descriptors laid in it marked.
  */
-import { useState } from 'react';
+import { useState, memo } from 'react';
 import type { BlobPlot, BlobRow, LoadableOverview } from '../../worker/api';
 import { selectNode } from '../actions';
 import { formatBytes, useBlobDetail } from './data';
@@ -22,7 +22,7 @@ const KIND_TEXT: Record<BlobRow['kind'], string> = {
   unplaced: 'in no memory entry',
 };
 
-export function BlobsView({ tabId, workerDocId, overview: o }: { tabId: string; workerDocId: string; overview: LoadableOverview }) {
+export const BlobsView = memo(function BlobsView({ tabId, workerDocId, overview: o }: { tabId: string; workerDocId: string; overview: LoadableOverview }) {
   const state = useLoadableTab(tabId);
   const chosen = state.blob !== null && o.blobs[state.blob] ? state.blob : null;
   return (
@@ -77,7 +77,7 @@ export function BlobsView({ tabId, workerDocId, overview: o }: { tabId: string; 
       )}
     </div>
   );
-}
+});
 
 function BlobDetailCard({ workerDocId, blob, reveal }: { workerDocId: string; blob: BlobRow; reveal: number | null }) {
   const detail = useBlobDetail(workerDocId, blob.index);

@@ -150,7 +150,13 @@ function DiffTable({ differences, count, label, empty }: { differences: SectionD
 function ListSection({ section, name, oa, ob, titleA, titleB }: { section: SectionDiff; name: ListSection; oa: LoadableOverview; ob: LoadableOverview; titleA: string; titleB: string }) {
   const [all, setAll] = useState(false);
   const { rows, length } = useMemo(() => differingCells(section), [section]);
-  const cols = LIST_COLUMNS[name];
+  // the columns that differ come first (the rest follow, scrolled to)
+  const cols = useMemo(() => {
+    const differ = new Set<string>();
+    for (const set of rows.values()) for (const f of set) differ.add(f);
+    const all = LIST_COLUMNS[name];
+    return differ.has('*') ? all : [...all.filter((c) => differ.has(c)), ...all.filter((c) => !differ.has(c))];
+  }, [rows, name]);
   const n = Math.max(lengthOf(oa, name), lengthOf(ob, name));
   const indices = all ? Array.from({ length: n }, (_, i) => i) : [...rows.keys()].sort((x, y) => x - y);
   const side = (o: LoadableOverview, title: string, which: 'A' | 'B') => (
@@ -183,7 +189,7 @@ function ListSection({ section, name, oa, ob, titleA, titleB }: { section: Secti
                     </td>
                   ) : (
                     cols.map((c) => (
-                      <td key={c} className={`mono${diffs && (diffs.has(c) || diffs.has('*')) ? ' lv-diff' : ''}`}>
+                      <td key={c} data-col={c} className={`mono${diffs && (diffs.has(c) || diffs.has('*')) ? ' lv-diff' : ''}`}>
                         {cellText(o, name, i, c)}
                       </td>
                     ))

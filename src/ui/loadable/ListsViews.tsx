@@ -3,12 +3,13 @@
  * each one patches) and the Damage view (every unreadable or inconsistent place, with a way to
  * the row or slot it belongs to).
  */
+import { memo } from 'react';
 import type { DamageView, LoadableOverview } from '../../worker/api';
 import { selectNode } from '../actions';
 import { DamageMark } from './parts';
 import { showLoadableView, type LoadableViewName } from './state';
 
-export function TensorsView({ overview: o }: { overview: LoadableOverview }) {
+export const TensorsView = memo(function TensorsView({ overview: o }: { overview: LoadableOverview }) {
   return (
     <div className="lv-scroll" data-testid="loadable-tensors">
       <section className="lv-card" aria-label="Tensor descriptors">
@@ -98,7 +99,7 @@ export function TensorsView({ overview: o }: { overview: LoadableOverview }) {
       </section>
     </div>
   );
-}
+});
 
 /** Which view shows a damaged place's row. */
 function viewOf(path: string): LoadableViewName | null {
@@ -109,7 +110,7 @@ function viewOf(path: string): LoadableViewName | null {
   return null;
 }
 
-export function DamageList({ tabId, overview: o }: { tabId: string; overview: LoadableOverview }) {
+export const DamageList = memo(function DamageList({ tabId, overview: o }: { tabId: string; overview: LoadableOverview }) {
   const nodeOf = new Map<string, number>();
   for (const t of o.tasks) for (const r of t.ops) nodeOf.set(`${r.task}:${r.slot}`, r.node);
   const go = (x: DamageView) => {
@@ -163,4 +164,4 @@ export function DamageList({ tabId, overview: o }: { tabId: string; overview: Lo
       </section>
     </div>
   );
-}
+});

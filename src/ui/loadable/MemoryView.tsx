@@ -5,7 +5,7 @@
  * the address list as tables. Hovering (or focusing) a region says who uses it; clicking selects
  * that op slot (or opens the blob a region holds).
  */
-import { useMemo, useState, type MouseEvent as ReactMouseEvent } from 'react';
+import { useMemo, useState, type MouseEvent as ReactMouseEvent, memo } from 'react';
 import type { LoadableOverview, MemoryArea, MemoryRegion } from '../../worker/api';
 import { selectNode } from '../actions';
 import { engineColor, ENGINES } from '../graph/style';
@@ -32,7 +32,7 @@ interface Hover {
   y: number;
 }
 
-export function MemoryView({ tabId, overview: o, areas, selected, theme }: Props) {
+export const MemoryView = memo(function MemoryView({ tabId, overview: o, areas, selected, theme }: Props) {
   const [hover, setHover] = useState<Hover | null>(null);
   const [hideUnused, setHideUnused] = useState(false);
   const nodeOf = useMemo(() => {
@@ -97,7 +97,7 @@ export function MemoryView({ tabId, overview: o, areas, selected, theme }: Props
       <AddressTable overview={o} />
     </div>
   );
-}
+});
 
 function MemoryBar({
   area: a,

@@ -5,7 +5,7 @@
  * the surfaces it reads and writes with the memory they resolve to, and damage marks. Then the
  * submit and event lists. Selecting a row selects the slot everywhere (graph, memory map, panel).
  */
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { LoadableOverview, OpRow, SurfaceView, TaskView } from '../../worker/api';
 import { selectNode } from '../actions';
 import { DamageMark, EngineSwatch, StructTree } from './parts';
@@ -19,7 +19,7 @@ interface Props {
   theme: 'light' | 'dark';
 }
 
-export function TasksView({ tabId, overview: o, selected, theme }: Props) {
+export const TasksView = memo(function TasksView({ tabId, overview: o, selected, theme }: Props) {
   const damage = o.damage.length;
   return (
     <div className="lv-scroll" data-testid="loadable-tasks">
@@ -109,7 +109,7 @@ export function TasksView({ tabId, overview: o, selected, theme }: Props) {
       </div>
     </div>
   );
-}
+});
 
 function Fact({ name, value }: { name: string; value: string }) {
   return (
@@ -175,7 +175,7 @@ const EVENT_SHORT: Record<string, string> = {
 function SlotTable({ task: t, selected, theme }: { task: TaskView; selected: number | null; theme: 'light' | 'dark' }) {
   const isEmu = t.kind === 'EMU';
   const body = useRef<HTMLTableSectionElement>(null);
-  const nodeOfSlot = new Map(t.ops.map((r) => [r.slot, r.node]));
+  const nodeOfSlot = useMemo(() => new Map(t.ops.map((r) => [r.slot, r.node])), [t]);
   // a slot selected elsewhere (graph, memory map) scrolls into view here
   useEffect(() => {
     const row = selected === null ? null : body.current?.querySelector<HTMLElement>(`tr[data-node="${selected}"]`);
@@ -204,7 +204,7 @@ function SlotTable({ task: t, selected, theme }: { task: TaskView; selected: num
   );
 }
 
-function SlotRow({ r, isEmu, selected, theme, nodeOfSlot }: { r: OpRow; isEmu: boolean; selected: boolean; theme: 'light' | 'dark'; nodeOfSlot: Map<number, number> }) {
+const SlotRow = memo(function SlotRow({ r, isEmu, selected, theme, nodeOfSlot }: { r: OpRow; isEmu: boolean; selected: boolean; theme: 'light' | 'dark'; nodeOfSlot: Map<number, number> }) {
   const go = (slot: number) => {
     const n = nodeOfSlot.get(slot);
     if (n !== undefined) void selectNode(n);
@@ -269,7 +269,7 @@ function SlotRow({ r, isEmu, selected, theme, nodeOfSlot }: { r: OpRow; isEmu: b
       </td>
     </tr>
   );
-}
+});
 
 /** `src_data m3+0 "data"` per surface, the full resolution in the tooltip. */
 function Surfaces({ list }: { list: SurfaceView[] }) {

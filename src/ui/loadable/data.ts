@@ -25,7 +25,14 @@ function keep<T>(key: string, make: () => Promise<T>): Promise<T> {
   return p;
 }
 
-export const overviewOf = (workerDocId: string) => keep(`overview:${workerDocId}`, () => workers().model.api.loadableOverview(workerDocId));
+export const overviewOf = (workerDocId: string) =>
+  keep(`overview:${workerDocId}`, async () => {
+    const t0 = performance.now();
+    const o = await workers().model.api.loadableOverview(workerDocId);
+    // request to the overview received (structured clone included), for bench/loadable-ui.ts
+    performance.measure(`npu:loadable:overview ${o.file}`, { start: t0, end: performance.now() });
+    return o;
+  });
 export const memoryMapOf = (workerDocId: string) => keep(`memory:${workerDocId}`, () => workers().model.api.loadableMemoryMap(workerDocId));
 export const compareOf = (a: string, b: string) => keep(`compare:${a}:${b}`, () => workers().model.api.loadableCompare(a, b));
 export const slotOf = (workerDocId: string, node: number) => workers().model.api.loadableSlot(workerDocId, node);
