@@ -41,7 +41,14 @@ interface Drop {
 
 type Win = Window & { __files: Record<string, File>; __longest: number };
 
-async function round(browser: Browser, server: Server): Promise<{ cold: Drop; warm: Drop; hexMs: number; histogramMs: number }> {
+interface Round {
+  cold: Drop;
+  warm: Drop;
+  hexMs: number;
+  histogramMs: number;
+}
+
+async function round(browser: Browser, server: Server): Promise<Round> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
     await page.addInitScript('window.__name = (f) => f'); // tsx keepNames helper, see bench/browser.ts
@@ -135,7 +142,7 @@ async function main() {
   writeFileSync(join(OUT, FILE), big); // served next to the build
   const browser = await launchChromium();
   try {
-    const rounds = [];
+    const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) rounds.push(await round(browser, server));
     const f = (x: number) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'n/a');
     const med = (k: 'cold' | 'warm', m: keyof Drop) => median(rounds.map((r) => r[k][m]));
