@@ -2,13 +2,13 @@
  * The view data of the loadable UI on real inputs: the LeNet golden of notes/nvdla.md 3.5 / 3.6
  * (expected values from the notes), the fp16 golden, the CDP regression flatbuf (its LUT), the
  * old-layout NN flatbuf (EMU POWER), and the deliberately damaged LeNet (each fault shown on the
- * row it belongs to). Histograms are checked on hand-made bytes.
+ * row it belongs to). The histogram itself: blob-values.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { read } from './read';
 import { decodeTasks } from './tasks';
-import { blobDetailOf, blobElement, blobWindow, damageOwner, histogram, overviewOf, slotViewOf, type FieldView } from './view';
+import { blobDetailOf, blobWindow, damageOwner, overviewOf, slotViewOf, type FieldView } from './view';
 import { openLoadable } from './document';
 import { flatbufBytes, goldenBytes } from '../../../test/support/nvdla-fixtures';
 import { damagedLoadable, DAMAGED_FAULTS } from '../../../test/support/nvdla-damaged';
@@ -148,14 +148,6 @@ describe('a slot, field by field', () => {
 });
 
 describe('blobs: values as the descriptors say', () => {
-  it('int8 weights and int16 biases (SDP x1_op.precision) in the int8 golden, fp16 in the fp16 golden', () => {
-    const d = decoded(goldenBytes(LENET));
-    expect(blobElement(d, 'tb-0')).toEqual({ element: 'int8', reason: 'task 0 slot 0 CONV reads it as weight_data, in_precision INT8' });
-    expect(blobElement(d, 'tb-2')).toEqual({ element: 'int16', reason: 'task 0 slot 1 SDP reads it as x1_data, x1_op.precision INT16' });
-    const f = decoded(goldenBytes('lenet-b1-nv_full-fp16-fast-math'));
-    expect(blobElement(f, 'tb-0').element).toBe('fp16');
-    expect(blobElement(f, 'task-0-op_list')).toEqual({ element: null, reason: 'no op slot reads this blob' });
-  });
 
   it('the weight histogram of conv1 counts every weight (2,048 int8 values)', () => {
     const d = decoded(goldenBytes(LENET));
@@ -195,17 +187,6 @@ describe('blobs: values as the descriptors say', () => {
     expect(slotViewOf(d, 0)!.lut?.curve?.linearOnly.length).toBe(257);
   });
 
-  it('histogram: integer types get a bin per value, fp16 counts non-finite values apart', () => {
-    const h = histogram(new Uint8Array([0, 1, 255, 1]), 'int8', 'test');
-    expect([h.min, h.max, h.mean, h.zeros, h.count]).toEqual([-1, 1, 0.25, 1, 4]);
-    expect(h.bins).toEqual([{ x0: -1.5, x1: -0.5, count: 1 }, { x0: -0.5, x1: 0.5, count: 1 }, { x0: 0.5, x1: 1.5, count: 2 }]);
-    // fp16 1.0 (0x3c00), -2.0 (0xc000), +inf (0x7c00), little-endian
-    const f = histogram(new Uint8Array([0x00, 0x3c, 0x00, 0xc0, 0x00, 0x7c]), 'fp16', 'test', 3);
-    expect([f.min, f.max, f.nonFinite, f.count, f.mean]).toEqual([-2, 1, 1, 3, -0.5]);
-    expect(f.bins.map((b) => b.count)).toEqual([1, 0, 1]);
-    const i16 = histogram(new Uint8Array([0x00, 0x80, 0xff, 0x7f]), 'int16', 'test', 4);
-    expect([i16.min, i16.max, i16.bins.length]).toEqual([-32768, 32767, 4]);
-  });
 
   it('a window of bytes is a copy of that window only, clamped to the blob', () => {
     const d = decoded(goldenBytes(LENET));

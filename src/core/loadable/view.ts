@@ -17,7 +17,6 @@
  * `DecodedLoadable.damage`, and is shown where it belongs.
  */
 import type { ErrorKind } from '../errors';
-import { float16FromBits } from '../fp16';
 import type { AddressListEntry, EventListEntry, Loadable, MemoryListEntry, RelocListEntry, SubmitListEntry, TensorDescListEntry } from './model';
 import type { MemoryRole } from './memory-map';
 import {
@@ -37,6 +36,9 @@ import {
 } from './names';
 import { leaves, member, scalarText, valueOf, type DecodedField, type DecodedStruct } from './structs';
 import { allDescriptors, allOps, type DecodedLoadable, type DescriptorRef, type EmuOp, type OpSlot, type SurfaceUse } from './tasks';
+import { blobElement, histogram, type Histogram, type HistogramElement } from './blob-values';
+
+export type { Histogram, HistogramElement };
 
 // ---- view types ---------------------------------------------------------------------------------
 
@@ -303,27 +305,7 @@ export interface LutCurve {
   params: { name: string; value: string }[];
 }
 
-export type HistogramElement = 'int8' | 'uint8' | 'int16' | 'uint16' | 'fp16';
-
-export type BlobPlot =
-  | {
-      kind: 'histogram';
-      element: HistogramElement;
-      /** why these bytes are read as `element` */
-      reason: string;
-      count: number;
-      /** finite values only */
-      min: number;
-      max: number;
-      mean: number;
-      std: number;
-      zeros: number;
-      /** NaN and infinities (fp16) */
-      nonFinite: number;
-      bins: { x0: number; x1: number; count: number }[];
-    }
-  | { kind: 'lut'; curves: LutCurve[] }
-  | { kind: 'none'; reason: string };
+export type BlobPlot = Histogram | { kind: 'lut'; curves: LutCurve[] } | { kind: 'none'; reason: string };
 
 export interface BlobDetail {
   index: number;
@@ -814,107 +796,6 @@ export function slotViewOf(d: DecodedLoadable, node: number): SlotView | null {
 }
 
 // ---- blobs ------------------------------------------------------------------------------------------
-
-const PRECISION_ELEMENT: Record<string, HistogramElement> = { INT8: 'int8', INT16: 'int16', FP16: 'fp16' };
-const EMU_ELEMENT: Record<string, HistogramElement> = { INT8: 'int8', INT8_8: 'int8', INT16: 'int16', FF16: 'fp16', UINT8: 'uint8', UINT16: 'uint16' };
-
-/** How the descriptors that read a blob say its elements are stored, and who says so. */
-export function blobElement(d: DecodedLoadable, blob: string): { element: HistogramElement; reason: string } | { element: null; reason: string } {
-  for (const op of allOps(d)) {
-    for (const u of op.surfaces) {
-      if (u.role !== 'read' || u.location?.blob !== blob) continue;
-      const who = `task ${op.task} ${op.engine === 'EMU' ? 'op' : 'slot'} ${op.slot} ${op.engine} reads it as ${u.name}`;
-      if (op.engine === 'EMU') {
-        const fmt = en((op as EmuOp).buffers, `${u.name}.format`);
-        const el = EMU_ELEMENT[fmt];
-        if (el) return { element: el, reason: `${who}, format ${fmt}` };
-        continue;
-      }
-      const s = op as OpSlot;
-      const o = s.op;
-      let field: string | null = null;
-      if (s.opType === 1) {
-        if (u.name === 'wmb_data' || u.name === 'wgs_data') return { element: 'uint8', reason: `${who} (a sparse-weight mask: bytes)` };
-        if (u.name === 'weight_data' && o && valueOf(o, 'weight_format') === 1) return { element: null, reason: `${who}, weight_format COMPRESSED: the values are not decoded` };
-        field = 'in_precision';
-      } else if (s.opType === 2) field = u.name === 'x1_data' ? 'x1_op.precision' : u.name === 'x2_data' ? 'x2_op.precision' : u.name === 'y_data' ? 'y_op.precision' : 'src_precision';
-      else if (s.opType === 3 || s.opType === 5) field = 'precision';
-      else if (s.opType === 4) field = 'in_precision';
-      else if (s.opType === 0) return { element: 'uint8', reason: `${who} (BDMA copies bytes)` };
-      if (field) {
-        const p = en(o, field);
-        const el = PRECISION_ELEMENT[p];
-        if (el) return { element: el, reason: `${who}, ${field} ${p}` };
-      }
-    }
-  }
-  return { element: null, reason: 'no op slot reads this blob' };
-}
-
-/** A float16 table: 65,536 lookups instead of a decode per value. */
-let F16: Float32Array | null = null;
-function f16Table(): Float32Array {
-  if (!F16) {
-    F16 = new Float32Array(65536);
-    for (let i = 0; i < 65536; i++) F16[i] = float16FromBits(i);
-  }
-  return F16;
-}
-
-/** Histogram of `bytes` read as `element` (little-endian); integer types of at most 256 values get a bin each. */
-export function histogram(bytes: Uint8Array, element: HistogramElement, reason: string, maxBins = 64): Extract<BlobPlot, { kind: 'histogram' }> {
-  const n = element === 'int8' || element === 'uint8' ? bytes.length : Math.floor(bytes.length / 2);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const at = (i: number): number => {
-    switch (element) {
-      case 'int8':
-        return view.getInt8(i);
-      case 'uint8':
-        return bytes[i]!;
-      case 'int16':
-        return view.getInt16(2 * i, true);
-      case 'uint16':
-        return view.getUint16(2 * i, true);
-      case 'fp16':
-        return f16Table()[view.getUint16(2 * i, true)]!;
-    }
-  };
-  let min = Infinity;
-  let max = -Infinity;
-  let sum = 0;
-  let sq = 0;
-  let zeros = 0;
-  let nonFinite = 0;
-  for (let i = 0; i < n; i++) {
-    const v = at(i);
-    if (!Number.isFinite(v)) {
-      nonFinite++;
-      continue;
-    }
-    if (v < min) min = v;
-    if (v > max) max = v;
-    sum += v;
-    sq += v * v;
-    if (v === 0) zeros++;
-  }
-  const count = n - nonFinite;
-  if (count === 0) return { kind: 'histogram', element, reason, count: n, min: 0, max: 0, mean: 0, std: 0, zeros, nonFinite, bins: [] };
-  const mean = sum / count;
-  const std = Math.sqrt(Math.max(0, sq / count - mean * mean));
-  const integer = element !== 'fp16';
-  const perValue = integer && max - min + 1 <= 256;
-  const nb = perValue ? max - min + 1 : min === max ? 1 : maxBins;
-  const width = perValue ? 1 : (max - min) / nb || 1;
-  const counts = new Float64Array(nb);
-  for (let i = 0; i < n; i++) {
-    const v = at(i);
-    if (!Number.isFinite(v)) continue;
-    const b = perValue ? v - min : Math.min(nb - 1, Math.floor((v - min) / width));
-    counts[b]!++;
-  }
-  const bins = Array.from(counts, (c, b) => (perValue ? { x0: min + b - 0.5, x1: min + b + 0.5, count: c } : { x0: min + b * width, x1: b === nb - 1 ? max : min + (b + 1) * width, count: c }));
-  return { kind: 'histogram', element, reason, count: n, min, max, mean, std, zeros, nonFinite, bins };
-}
 
 export function blobDetailOf(d: DecodedLoadable, index: number): BlobDetail | null {
   const b = d.loadable.blobs[index];
