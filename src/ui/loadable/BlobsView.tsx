@@ -80,7 +80,10 @@ export const BlobsView = memo(function BlobsView({ tabId, workerDocId, overview:
 });
 
 function BlobDetailCard({ workerDocId, blob, reveal }: { workerDocId: string; blob: BlobRow; reveal: number | null }) {
-  const detail = useBlobDetail(workerDocId, blob.index);
+  // the values (a histogram can take a second on a 100 MB blob) are asked for once the first
+  // window of bytes is on screen: the worker answers one request at a time
+  const [hexReady, setHexReady] = useState(blob.dataLength === 0);
+  const detail = useBlobDetail(hexReady ? workerDocId : null, blob.index);
   const d = detail.data;
   return (
     <section className="lv-card lv-blob-detail" aria-label={`Blob ${blob.name}`}>
@@ -90,7 +93,7 @@ function BlobDetailCard({ workerDocId, blob, reveal }: { workerDocId: string; bl
       <div className="lv-blob-grid">
         <div className="lv-blob-values">
           {detail.error && <div className="diag-error">{detail.error}</div>}
-          {!d && !detail.error && <p className="muted">Reading the values…</p>}
+          {!d && !detail.error && <p className="muted">{hexReady ? 'Reading the values…' : 'Reading the bytes…'}</p>}
           {d?.plot.kind === 'none' && <p className="muted">{d.plot.reason}</p>}
           {d?.plot.kind === 'lut' && d.plot.curves.map((c) => <LutPlot key={c.label} curve={c} />)}
           {d?.plot.kind === 'histogram' && <HistogramBlock key={`${workerDocId}:${blob.index}`} plot={d.plot} />}
@@ -103,6 +106,7 @@ function BlobDetailCard({ workerDocId, blob, reveal }: { workerDocId: string; bl
           ranges={d?.ranges ?? []}
           reveal={reveal}
           onRange={(r) => r.node !== null && void selectNode(r.node)}
+          onFirstWindow={() => setHexReady(true)}
         />
       </div>
     </section>

@@ -31,9 +31,11 @@ interface Props {
   /** a byte to bring into view (changes move the view) */
   reveal: number | null;
   onRange?: (r: HexRange) => void;
+  /** called once, when the first window of bytes has arrived (or could not be read) */
+  onFirstWindow?: () => void;
 }
 
-export function HexView({ workerDocId, blob, name, length, ranges, reveal, onRange }: Props) {
+export function HexView({ workerDocId, blob, name, length, ranges, reveal, onRange, onFirstWindow }: Props) {
   const rows = Math.ceil(length / PER_ROW);
   const viewH = Math.min(VIEW, Math.max(1, rows)) * ROW;
   const fullH = rows * ROW;
@@ -71,10 +73,12 @@ export function HexView({ workerDocId, blob, name, length, ranges, reveal, onRan
           if (lastKey.current !== want) return;
           pages.current.set(p, bytes);
           setVersion((v) => v + 1);
+          onFirstWindow?.();
         })
         .catch((e: unknown) => {
           pages.current.delete(p);
           setError(e instanceof Error ? e.message : String(e));
+          onFirstWindow?.();
         });
     }
   }, [first, count, key, length, workerDocId, blob]);
