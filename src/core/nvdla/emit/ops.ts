@@ -270,6 +270,28 @@ function sdpNodeOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: n
       s.dst_data = cube(dst, 'output', 'dst_data');
       break;
     }
+    case 'sdp-bn': {
+      const bn = surface(ec, node.auxEdges[0], 'batch-norm', node);
+      const perLayer = x1.mode === 'PER_LAYER';
+      if (perLayer && p.dlaBatchNormData && p.dlaBatchNormData.count > 2) throw new EmitError(`More than one data availablein per-layer mode(#data = ${p.dlaBatchNormData.count})`);
+      op.out_cvt = { scale: 1, truncate: 0, offset: 0, enable: 1 };
+      op.x1_op = sdpOp({
+        enable: 1,
+        alu_type: SDP_ALU.SUM,
+        type: SDP_OP_TYPE.BOTH,
+        mode: SDP_MODE[x1.mode],
+        act: SDP_ACT[x1.actType],
+        shift_value: x1.shiftValue,
+        alu_operand: perLayer ? perLayerValue(node, p.dlaBatchNormData, 0) : 0,
+        mul_operand: perLayer ? perLayerValue(node, p.dlaBatchNormData, 1) : 1,
+        truncate: x1.truncate,
+        precision: precisionCode(bn.format),
+      });
+      s.src_data = cube(src, 'input', 'src_data');
+      s.dst_data = cube(dst, 'output', 'dst_data');
+      if (!perLayer) s.x1_data = cube(bn, 'none', 'x1_data');
+      break;
+    }
     case 'sdp-act': {
       if (x1.enabled) {
         if (x1.actType !== 'RELU') throw new EmitError(`Unknown activation type: ${x1.actType}`);

@@ -325,8 +325,13 @@ export interface MemoryPool {
   /** the pool's size (profile) and the high-water mark of what was placed in it */
   size: number;
   used: number;
-  /** aux buffers whose data is copied into the pool at load time (`tb-N`, offset in the pool) */
-  contents: { buffer: string; offset: number }[];
+  /**
+   * aux buffers whose data is copied into the pool at load time (`tb-N`, offset in the pool), in
+   * creation order of their surfaces: upstream keeps them in a `std::set<TensorSurfaceDesc *>`,
+   * i.e. by heap address, which for these same-sized objects allocated one after another is the
+   * order they were made in
+   */
+  contents: { surface: string; buffer: string; offset: number }[];
 }
 
 export interface MemoryEvent {

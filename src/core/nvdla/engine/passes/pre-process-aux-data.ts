@@ -10,13 +10,17 @@
  * - A grouped convolution becomes one convolution whose kernels see every input channel (zeros
  *   outside their group).
  *
+ * - A batch-norm's mean and variance become the SDP's add and multiply factors.
+ *
  * Not implemented yet: strided deconvolution's rewrite into split + per-phase deconvolutions +
- * concat + rubik (`ConvCoreDeconvolutionOpNode::preProcessAuxData`), and the batch-norm and
- * SDP-super variants; graphs with those nodes are refused with a message saying so.
+ * concat + rubik (`ConvCoreDeconvolutionOpNode::preProcessAuxData`), and the SDP-super variant;
+ * graphs with those nodes are refused with a message saying so.
  */
 import { EngineGraphEditor } from '../graph';
 import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
-import type { EngineGraph, EngineNode } from '../model';
+import { sdpCommon } from '../factory';
+import { disabledSubEngine, type EngineGraph, type EngineNode } from '../model';
+import type { Dims4 } from '../../network/model';
 import { SurfaceError, surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { computeBlobType, padGroupWeights, postChnlExtWtsForIMG, preChnlExtWtsForIMG, quantizeWeights, weightDims, zeroPadWtsForIMG } from '../weights';
@@ -118,6 +122,96 @@ function squashWeightGroups(g: EngineGraph, ed: EngineGraphEditor, node: EngineN
   p.numGroups = 1;
 }
 
+/** the largest value of the compute precision (`std::numeric_limits<CP>::max()`) */
+function computeMax(ctx: PassContext): number {
+  const p = ctx.profile.computePrecision;
+  return p === 'INT8' ? 127 : p === 'INT16' ? 32767 : 65504;
+}
+
+/**
+ * `SDPBatchNormOpNode::factorsPerEntity` for a variance: 1 / sqrt(v + eps), and when that is
+ * beyond the compute precision, its smallest n-th root that fits (n factors)
+ */
+function varianceFactors(v: number, eps: number, max: number): { value: number; factors: number } {
+  const processed = f32(1 / f32(Math.sqrt(f32(v + eps))));
+  if (!(processed > max)) return { value: processed, factors: 1 };
+  let nthRoot = 2;
+  let factors = 1;
+  let t: number;
+  do {
+    t = f32(Math.pow(processed, f32(1 / nthRoot)));
+    nthRoot++;
+    factors++;
+  } while (t > max);
+  return { value: t, factors };
+}
+
+/**
+ * `SDPBatchNormOpNode::preProcessAuxData`: y = (x - mean) / sqrt(var + eps) becomes
+ * (x + m) * v with m = -mean and v = 1 / sqrt(var + eps), the ADD and MUL the SDP can do. A v
+ * beyond the compute precision is split into factors: the first stays here, each further one
+ * becomes a scale op chained after the batch-norm.
+ *
+ * Upstream leaves a per-layer v that needs factors uninitialised, and gives a channel that needs
+ * fewer factors than the worst channel its root in every factor (so their product is wrong); here
+ * each channel's own factors multiply back to its v (the remaining factors are 1).
+ */
+function processMeanAndVariance(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges): void {
+  if (node.params.kind !== 'sdp-bn') return;
+  const p = node.params;
+  if (p.rawMeanData.type !== 'FLOAT' || p.rawVarianceData.type !== 'FLOAT') throw new UnsupportedError(`${node.name}: batch-norm data must be float`);
+  const mode = p.sdp.x1.mode;
+  if (mode !== 'PER_LAYER' && mode !== 'PER_CHANNEL') throw new UnsupportedError(`Don't support SDP mode ${mode} for ${node.name}`);
+  const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+  const n = mode === 'PER_LAYER' ? 1 : aux.dims.c;
+  const mean = p.rawMeanData.values as Float32Array;
+  const variance = p.rawVarianceData.values as Float32Array;
+  const max = computeMax(ctx);
+  const eps = f32(p.epsilon);
+  const perEntity = Array.from({ length: n }, (_, i) => varianceFactors(variance[i]!, eps, max));
+  const blobs = Math.max(1, ...perEntity.map((e) => e.factors));
+  const m = new Float32Array(p.rawMeanData.count);
+  for (let i = 0; i < n; i++) m[i] = f32(-mean[i]!);
+  const v = Array.from({ length: blobs }, () => new Float32Array(p.rawVarianceData.count));
+  perEntity.forEach((e, i) => {
+    for (let b = 0; b < blobs; b++) v[b]![i] = b < e.factors ? e.value : 1;
+  });
+  p.rawMeanData = { type: 'FLOAT', count: m.length, values: m };
+  p.rawVarianceData = { type: 'FLOAT', count: v[0]!.length, values: v[0]! };
+  changes.changed.push(node.id);
+  changes.notes.push(`${node.name}: mean negated, variance turned into 1/sqrt(variance + ${p.epsilon})`);
+  if (blobs === 1) return;
+  // adjunct scale ops for the further factors, each fed by the one before
+  const outEdge = ed.edge(node.outputEdges[0]!);
+  const factory = new AdjunctScaleMaker(ed);
+  let prev: EngineNode = node;
+  const scales: EngineNode[] = [];
+  for (let b = 1; b < blobs; b++) scales.push(factory.scale(node, p.batchNormDims, v[b]!));
+  ed.removeNodeFromEdge(outEdge, 'first', node);
+  ed.appendNodeToEdge(outEdge, 'first', scales[scales.length - 1]!);
+  for (const s of scales) {
+    const t = outEdge.tensor!;
+    ed.addDataEdge(prev, s, { ...t, dims: { ...t.dims }, channelScales: [...t.channelScales], type: 'IO' });
+    prev = s;
+  }
+  for (const s of scales) changes.added.push(s.id);
+  changes.notes.push(`${node.name}: variance beyond the compute precision, ${blobs - 1} scale op(s) added after it (${scales.map((s) => s.name).join(', ')})`);
+}
+
+/** `NodeFactory::newSDPScaleOpNode(NULL, graph)` + `captureCanonicalScaleData` for the adjunct scales */
+class AdjunctScaleMaker {
+  constructor(readonly ed: EngineGraphEditor) {}
+  scale(bn: EngineNode, dims: Dims4, values: Float32Array): EngineNode {
+    const sdp = sdpCommon();
+    if (bn.params.kind === 'sdp-bn') sdp.x1 = { ...disabledSubEngine(), mode: bn.params.sdp.x1.mode };
+    const node = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, bn.origins, { kind: 'sdp-scale', sdp, scaleDims: { ...dims }, rawScaleData: { type: 'FLOAT', count: values.length, values }, unitScale: false, dlaScaleData: null });
+    this.ed.addDataEdge(null, node, { name: this.ed.newAuxTensorName(), dims: { ...dims }, type: 'SCALE', dataFormat: 'NCHW', channelScales: [] });
+    return node;
+  }
+}
+
+const f32 = Math.fround;
+
 export const preProcessAuxDataPass: EnginePass = {
   name: 'preProcessAuxData',
   run(input, ctx) {
@@ -127,7 +221,10 @@ export const preProcessAuxDataPass: EnginePass = {
         if (node.engineOpType === 'CONVOLUTION_DECONV') {
           throw new UnsupportedError(`${node.name}: deconvolution weight pre-processing (the strided-deconvolution rewrite) is not implemented yet`);
         }
-        if (node.engineOpType === 'SDP_BATCH_NORM') throw new UnsupportedError(`${node.name}: batch-norm pre-processing (mean and variance into SDP add/multiply factors) is not implemented yet`);
+        if (node.params.kind === 'sdp-bn') {
+          processMeanAndVariance(g, ed, node, ctx, changes);
+          continue;
+        }
         if (node.engineOpType === 'SDP_SUPER') throw new UnsupportedError(`${node.name}: SDP super-op pre-processing is not implemented yet`);
         if (node.params.kind !== 'conv') continue;
         const p = node.params.conv;

@@ -163,7 +163,12 @@ class MemoryResolver {
     if (tsd.content) return;
     tsd.content = true;
     const pl = tb.placement[0]!;
-    if (pl.pool) this.pools.get(pl.pool)!.state.contents.push({ buffer: tb.id, offset: tsd.bufferOffset + pl.poolOffset });
+    if (!pl.pool) return;
+    const contents = this.pools.get(pl.pool)!.state.contents;
+    const k = surfaceNumber(tsd.id);
+    let i = contents.length;
+    while (i > 0 && surfaceNumber(contents[i - 1]!.surface) > k) i--;
+    contents.splice(i, 0, { surface: tsd.id, buffer: tb.id, offset: tsd.bufferOffset + pl.poolOffset });
   }
 
   visit(node: EngineNode): void {
@@ -272,3 +277,8 @@ export const resolveMemoryPass: EnginePass = {
     return editCopy(input, (g, changes) => resolveMemory(g, ctx, changes));
   },
 };
+
+/** the creation number of `tsd-<i>` */
+function surfaceNumber(id: string): number {
+  return Number(id.slice(4));
+}

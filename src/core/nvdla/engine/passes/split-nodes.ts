@@ -3,9 +3,10 @@
  *
  * Convolutions: how many convolution-buffer (CBUF) banks the input data and the weights need, and
  * which of the hardware's modes fits: full input + full weights, full input + weights in
- * ping-pong (two kernel groups), full input + one kernel group. When none fits, upstream splits
- * the input into partial-height convolutions (`splitData`); that rewrite is not done here yet and
- * is reported as unsupported, as upstream reports its own missing split-K mode.
+ * ping-pong (two kernel groups), full input + one kernel group. When none fits and the input is
+ * what is too big, the input is split into partial-height convolutions (`splitData`, see
+ * ../split-data.ts); weights too big for the profile's banks are refused as upstream refuses
+ * them.
  *
  * Pooling: PDP reads its input from memory (on-the-fly pooling after SDP is off in every
  * profile); when the output is wider than its line buffer holds, the hardware splits the width
@@ -18,6 +19,7 @@ import type { EngineNode, PdpSplitWidth } from '../model';
 import { surfaceById, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { UnsupportedError } from '../errors';
+import { determineSplitDataRatios, splitData } from '../split-data';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
 const f32 = Math.fround;
@@ -99,9 +101,21 @@ function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, ch
     if (minWt + compressed < ctx.profile.convWeightBanksAllotted) return set(data, minWt, 'full input + hardware split-K (one kernel group)');
     throw new UnsupportedError('Not enough banks to hold weight data. No software split supported');
   }
-  throw new UnsupportedError(
-    `${node.name}: its input needs ${data} CBUF banks and its weights ${minWt}..${totalWt} of ${banks}; nvdla_compiler would split the input into partial-height convolutions (splitData), which this compiler does not do yet`,
-  );
+  // partial-height input bands (splitData) beside full weights, ping-pong or one kernel group
+  let wtBanks: number;
+  let mode: string;
+  if (totalWt + compressed <= ctx.profile.convWeightBanksAllotted) [wtBanks, mode] = [totalWt, 'full weights'];
+  else if (2 * minWt + compressed <= ctx.profile.convWeightBanksAllotted) [wtBanks, mode] = [2 * minWt, 'weights in ping-pong'];
+  else if (minWt + compressed <= ctx.profile.convWeightBanksAllotted) [wtBanks, mode] = [minWt, 'one kernel group of weights'];
+  else if (minWt < ctx.profile.convWeightBanksAllotted) return; // upstream's empty branch: nothing is allotted
+  else throw new UnsupportedError('splitWeightsAndData is not yet supported');
+  p.allottedWeightBanks = wtBanks;
+  const spare = banks - wtBanks - compressed;
+  const chunks = determineSplitDataRatios(ed, node, spare, ctx, entriesPerSlice(node, src, ctx));
+  const added = splitData(ed, node, chunks, totalWt);
+  changes.changed.push(node.id);
+  for (const n of added) changes.added.push(n.id);
+  changes.notes.push(`${node.name}: input of ${data} banks split into ${chunks.length} partial-height convolutions of ${spare} data banks each beside ${mode} (${wtBanks} banks)`);
 }
 
 /** `PDPNode::calculateMaxWidth`: the widest output the PDP line buffer holds for this window */

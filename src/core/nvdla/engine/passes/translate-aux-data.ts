@@ -12,6 +12,7 @@ import { surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { computeBlobType, translateWtsForDC, weightDims, type BlobType, type WeightBlob } from '../weights';
 import { float32ToHalfTiesAway } from '../../half-ties-away';
+import { interleaveBatchNorm } from '../sdp-math';
 import { editCopy, type EnginePass } from './pass';
 
 function convert(to: BlobType, from: BlobType): (v: number) => number {
@@ -101,7 +102,13 @@ export const translateAuxDataPass: EnginePass = {
           changes.changed.push(node.id);
           continue;
         }
-        if (p.kind === 'sdp-bn') throw new Error(`${node.name}: batch-norm data translation is not implemented yet`);
+        if (p.kind === 'sdp-bn') {
+          const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+          const mode = p.sdp.x1.mode;
+          if (mode !== 'PER_LAYER' && mode !== 'PER_CHANNEL') throw new Error(`${node.name}: BN ${mode === 'PER_ELEMENT' ? 'per-element translation is not yet supported' : 'mode is unknown'}`);
+          p.dlaBatchNormData = interleaveBatchNorm(p.rawMeanData, p.rawVarianceData, computeBlobType(surfaceFormat(aux.format).precision));
+          changes.changed.push(node.id);
+        }
       }
       refreshGraphState(g, ctx);
     });
