@@ -85,6 +85,10 @@ export function auxData(g: EngineGraph, tsd: TensorSurfaceDesc): WeightBlob {
   else if (p?.kind === 'sdp-bias') blob = p.dlaBiasData;
   else if (p?.kind === 'sdp-scale') blob = p.dlaScaleData;
   else if (p?.kind === 'sdp-bn') blob = p.dlaBatchNormData;
+  else if (p?.kind === 'sdp-super') {
+    const x = (['x1', 'x2', 'y'] as const).find((k) => p.auxEdgeOf[k] === tsd.edge);
+    blob = x ? (p.sub[x]?.dlaData ?? null) : null;
+  }
   if (!blob) throw new EmitError(`${tsd.id}: no engine data for this aux surface (${node?.name ?? 'no consumer'})`);
   return blob;
 }

@@ -8,7 +8,7 @@
 import { dependencyCount } from '../engine/passes/generate-dependency-params';
 import { entriesPerSlice } from '../engine/passes/split-nodes';
 import { EngineGraphEditor } from '../engine/graph';
-import { ENGINE_TYPES, type EngineGraph, type EngineNode, type NodeDependency, type OperationEvent, type SDPActType, type SDPALUType, type SDPMode, type SDPOpType } from '../engine/model';
+import { ENGINE_TYPES, type EngineGraph, type EngineNode, type NodeDependency, type OperationEvent, type SDPActType, type SDPALUType, type SDPMode, type SDPOpType, type SDPSubEngineParams } from '../engine/model';
 import type { TensorSurfaceDesc } from '../engine/surfaces';
 import { surfaceFormat } from '../surface';
 import type { PassContext } from '../engine/graph-state';
@@ -290,6 +290,38 @@ function sdpNodeOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: n
       s.src_data = cube(src, 'input', 'src_data');
       s.dst_data = cube(dst, 'output', 'dst_data');
       if (!perLayer) s.x1_data = cube(bn, 'none', 'x1_data');
+      break;
+    }
+    case 'sdp-super': {
+      // SDPSuperOpNode::emitOp: X1 and X2 as the fused ops configured them, their data cubes always
+      const edgeOf = (x: 'x1' | 'x2') => {
+        const id = p.auxEdgeOf[x];
+        if (!id) throw new EmitError(`SDP SuperOp ${node.name} xN edge lookup failed for ${x}`);
+        return id;
+      };
+      const superSrc = surface(ec, p.inputEdge ?? undefined, 'input', node);
+      const x1Tsd = surface(ec, edgeOf('x1'), 'x1 data', node);
+      const x2Tsd = surface(ec, edgeOf('x2'), 'x2 data', node);
+      const sub = (x: SDPSubEngineParams, tsd: TensorSurfaceDesc) =>
+        sdpOp({
+          enable: x.enabled ? 1 : 0,
+          alu_type: SDP_ALU[x.aluType],
+          type: SDP_OP_TYPE[x.opType],
+          mode: SDP_MODE[x.mode],
+          act: SDP_ACT[x.actType],
+          shift_value: x.shiftValue,
+          alu_operand: x.aluOperand,
+          mul_operand: 1,
+          truncate: x.truncate,
+          precision: precisionCode(tsd.format),
+        });
+      op.src_precision = precisionCode(superSrc.format);
+      op.x1_op = sub(x1, x1Tsd);
+      op.x2_op = sub(sdp.x2, x2Tsd);
+      s.src_data = cube(superSrc, 'input', 'src_data');
+      s.dst_data = cube(dst, 'output', 'dst_data');
+      s.x1_data = cube(x1Tsd, 'none', 'x1_data');
+      s.x2_data = cube(x2Tsd, 'none', 'x2_data');
       break;
     }
     case 'sdp-act': {

@@ -10,10 +10,19 @@ import type { CompileProfile } from '../profiles';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError } from './graph';
 import { floatBlob } from './weights';
-import { disabledSubEngine, subEngine, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode } from './model';
+import { disabledSubEngine, subEngine, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode, type SDPSubEngineParams } from './model';
 
 export function sdpCommon(): SDPCommonParams {
   return { x1: disabledSubEngine(), x2: disabledSubEngine(), y: disabledSubEngine(), convMode: 'DIRECT', numGroups: 1, outCVT: { scale: 1, truncate: 0, offset: 0, enable: false } };
+}
+
+/**
+ * The X1 unit an SDP node of each class starts with (the `OpParams` constructors of
+ * `EngineAST.h`): what a node made in engine land, without a canonical node to capture, keeps.
+ */
+export function defaultX1(op: 'SDP_BIAS' | 'SDP_SCALE' | 'SDP_BATCH_NORM', fields: Partial<SDPSubEngineParams> = {}): SDPSubEngineParams {
+  const opType = op === 'SDP_BIAS' ? 'ADD' : op === 'SDP_SCALE' ? 'MUL' : 'BOTH';
+  return { ...disabledSubEngine(), enabled: true, aluType: 'SUM', opType, ...fields };
 }
 
 export function unitWeights(count: number): Weights {
@@ -171,7 +180,7 @@ export class NodeFactory {
       const scaleDims: Dims4 = { n: 1, c: perFilter ? c : 1, h: 1, w: 1 };
       const sdp = sdpCommon();
       // made without a canonical node: only the mode is set (captureCanonicalParams never runs)
-      sdp.x1 = { ...disabledSubEngine(), mode: perFilter ? 'PER_CHANNEL' : 'PER_LAYER' };
+      sdp.x1 = defaultX1('SDP_SCALE', { mode: perFilter ? 'PER_CHANNEL' : 'PER_LAYER' });
       sdpNode = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(unitWeights(perFilter ? c : 1)), unitScale: false, dlaScaleData: null });
       this.ed.addDataEdge(null, sdpNode, this.auxTensor(scaleDims, 'SCALE')); // captureCanonicalScaleData
     } else {

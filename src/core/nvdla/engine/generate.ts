@@ -17,7 +17,7 @@ import type { CompileProfile } from '../profiles';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph, registerLut } from './graph';
-import { blobOf, modeOf, NodeFactory, sdpCommon, unitWeights } from './factory';
+import { blobOf, defaultX1, modeOf, NodeFactory, sdpCommon, unitWeights } from './factory';
 import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode } from './model';
 
 export interface EngineGenerateResult {
@@ -83,7 +83,7 @@ class Generator extends NodeFactory {
           const c = this.canEdges.get(can.inputEdges[0]!)!.tensor.dims.c;
           const scaleDims: Dims4 = { n: 1, c, h: 1, w: 1 };
           const sdp = sdpCommon();
-          sdp.x1 = { ...disabledSubEngine(), enabled: true, mode: 'PER_CHANNEL' };
+          sdp.x1 = defaultX1('SDP_SCALE', { mode: 'PER_CHANNEL' });
           const scale = ed.addNode('sdp-scale-', 'SDP_SCALE', null, can.origins, { kind: 'sdp-scale', sdp, scaleDims, rawScaleData: blobOf(unitWeights(c)), unitScale: true, dlaScaleData: null });
           ed.addDataEdge(null, scale, this.auxTensor(scaleDims, 'SCALE'));
           const sinkOfScale = ed.addDataEdge(null, null, this.outTensorClone(can, 'IO'));

@@ -8,7 +8,7 @@ import { surfaceFormat } from '../surface';
 import type { CompileProfile } from '../profiles';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, repopulateEdgePorts } from './graph';
-import { GraphIndex, isSoftwareNode, Suggestions } from './suggest';
+import { GraphIndex, isSoftwareNode, Suggestions, tsdSize } from './suggest';
 import type { EngineEdge, EngineGraph, EngineNode, TensorBufferDesc, TensorSurfaceDesc } from './model';
 import { graphOrder } from './ordering';
 import {
@@ -228,11 +228,12 @@ export function registerBuffers(g: EngineGraph, edges: EngineEdge[], ctx: PassCo
 }
 
 /** `Edge::reserveBuffer` */
-export function reserveBuffers(g: EngineGraph, edges: EngineEdge[], ix: GraphIndex = new GraphIndex(g)): void {
+export function reserveBuffers(g: EngineGraph, edges: EngineEdge[], target: TargetConfig, ix: GraphIndex = new GraphIndex(g)): void {
   for (const e of edges) {
     if (e.kind !== 'data') continue;
     const tsd = ix.tsd(e.surface!);
-    if (!tsd.size) throw new SurfaceError(`surface size == 0 for ${tsd.id}`);
+    // `TensorSurfaceDesc::size()`: a size no client suggested is the format's own, computed now
+    if (!tsdSize(tsd, target)) throw new SurfaceError(`surface size == 0 for ${tsd.id}`);
     const tb = ix.buffers.get(tsd.buffer!)!;
     switch (tsd.category) {
       case 'GLOBAL':
@@ -257,5 +258,5 @@ export function refreshGraphState(g: EngineGraph, ctx: PassContext): void {
   const ix = new GraphIndex(g);
   const sug = determineSurfaces(g, ctx, edges, ix);
   registerBuffers(g, edges, ctx, ix, sug);
-  reserveBuffers(g, edges, ix);
+  reserveBuffers(g, edges, ctx.target, ix);
 }

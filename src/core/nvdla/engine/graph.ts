@@ -253,7 +253,8 @@ export function removeNodeFromAST(ed: EngineGraphEditor, kill: EngineNode, iod: 
   const ioSideNodes = iod === 'input' ? upstreamNodesOf(ed, kill) : downstreamNodesOf(ed, kill);
   const ioSideEdges = (iod === 'input' ? kill.upstream : kill.downstream).map((id) => ed.edge(id));
   const oppSideEdges = (iod === 'input' ? kill.downstream : kill.upstream).map((id) => ed.edge(id));
-  const auxEdge = kill.auxEdges.length ? ed.edge(kill.auxEdges[0]!) : null;
+  // `nodeAuxEdge`: the aux edge it is attached to now (one moved away by a fusion is not its any more)
+  const auxEdge = kill.upstream.map((id) => ed.edge(id)).find((e) => e.aux) ?? null;
   for (const opp of oppSideEdges) {
     if (opp.aux) continue;
     for (const n of ioSideNodes) {
@@ -318,6 +319,44 @@ export function repopulateEdgePorts(ed: EngineGraphEditor, node: EngineNode): vo
       });
     } else node.outputEdges = outs.map((e) => e.id);
     node.auxEdges = [];
+    return;
+  }
+  if (p.kind === 'sdp-super') {
+    // SDPSuperOpNode::populateEdgePorts: the sub-engines' edges are its aux ports, the one data
+    // edge left is its input; an edge it does not know yet takes the one role still missing
+    const ins = ed.upstreamDataEdges(node);
+    const outs = ed.downstreamDataEdges(node);
+    if (outs.length !== 1) throw new EngineGraphError(`${node.name} has ${outs.length} output edges`);
+    const mapped = (['x1', 'x2', 'y'] as const).filter((x) => p.auxEdgeOf[x] !== null);
+    if (ins.length !== 1 + mapped.length) throw new EngineGraphError(`${node.name} has (${ins.length}) input+aux edges. expected (${1 + mapped.length})`);
+    const subOf = (id: string) => mapped.find((x) => p.auxEdgeOf[x] === id) ?? null;
+    node.inputEdges = [];
+    node.auxEdges = [];
+    node.outputEdges = [outs[0]!.id];
+    const fresh: string[] = [];
+    let foundInput = false;
+    const found = new Set<string>();
+    for (const e of ins) {
+      const sub = subOf(e.id);
+      if (sub) found.add(sub);
+      if (e.aux) {
+        if (!sub) throw new EngineGraphError(`${node.name} Aux Edge ${e.id} not in xEdge map. Invalid state`);
+        node.auxEdges.push(e.id);
+      } else if (sub) node.auxEdges.push(e.id);
+      else if (e.id === p.inputEdge) {
+        node.inputEdges.push(e.id);
+        foundInput = true;
+      } else {
+        node.inputEdges.push(e.id);
+        fresh.push(e.id);
+      }
+    }
+    if (!foundInput || !found.has('x1') || !found.has('x2')) {
+      if (fresh.length !== 1) throw new EngineGraphError(`${node.name} multiple new edges found. Invalid state`);
+      if (!foundInput) p.inputEdge = fresh[0]!;
+      else if (!found.has('x1')) p.auxEdgeOf.x1 = fresh[0]!;
+      else p.auxEdgeOf.x2 = fresh[0]!;
+    }
     return;
   }
   if (node.engineOpType === 'SDP_ELEMENTWISE') {

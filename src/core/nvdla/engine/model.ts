@@ -194,7 +194,26 @@ export type EngineNodeParams =
   | { kind: 'concat'; axis: 'C' | 'H' | 'W'; canonicalInputs: string[] | null }
   | { kind: 'split'; axis: 'C' | 'H' | 'W' | 'NONE'; canonicalOutputs: string[] | null }
   | { kind: 'rubik'; mode: 'CONTRACT' | 'SPLIT' | 'MERGE'; deconvStride: Dims2; contract: { inDims: Dims4; outDims: Dims4 } }
-  | { kind: 'sdp-super'; sdp: SDPCommonParams; auxEdgeOf: Record<'x1' | 'x2' | 'y', string | null> };
+  | {
+      kind: 'sdp-super';
+      sdp: SDPCommonParams;
+      /** per sub-engine: the edge carrying its data (an aux edge, or an element-wise op's second input) */
+      auxEdgeOf: Record<'x1' | 'x2' | 'y', string | null>;
+      /** the data input (`m_InputEdge`) */
+      inputEdge: string | null;
+      /** per sub-engine: the op it runs and that op's engine-ready data (`configureSDPSuperOpSubEngine`) */
+      sub: Record<'x1' | 'x2' | 'y', SuperSubEngine | null>;
+    };
+
+/** what one sub-engine of an SDP super op was given by the op fused into it */
+export interface SuperSubEngine {
+  /** the op it came from, and the tensor type of its data (IO for an element-wise op's second input) */
+  from: EngineOpType;
+  auxType: EngineTensor['type'];
+  dims: Dims4 | null;
+  /** translated data (bias / scale / batch-norm), null for an element-wise input */
+  dlaData: WeightBlob | null;
+}
 
 export interface EngineNode {
   /** `n-<i>`: creation order in this compile (upstream's node id) */

@@ -25,11 +25,30 @@ describe('pass fuseSubEngineOps', () => {
     expect(fuseSubEngineOpsPass.run(runPasses(basic.graph, basic.ctx, passesThrough('splitNodes')).at(-1)!, basic.ctx).changes.notes).toEqual(['off in this profile']);
   });
 
-  it('the bias visited last before an element-wise sum is the one upstream fuses with it (X1 bias, X2 sum): reported as not implemented', () => {
+  it('the bias visited last before an element-wise sum is the one upstream fuses with it: one super op, X1 the bias with its data, X2 the sum reading the other branch', () => {
     const deploy = readDeploy(RESIDUAL, 'residual.prototxt');
     const { graph, ctx } = engineFor(deploy, synthetic(deploy), { cprecision: 'fp16' });
     const g = runPasses(graph, ctx, passesThrough('splitNodes')).at(-1)!;
-    expect(() => fuseSubEngineOpsPass.run(g, ctx)).toThrow(/bias-1 and ew-0: nvdla_compiler fuses them into one SDP super op/);
+    const r = fuseSubEngineOpsPass.run(g, ctx);
+    const names = (gr: typeof g) => gr.nodes.map((n) => n.name);
+    expect(names(g)).toEqual(expect.arrayContaining(['bias-0', 'bias-1', 'ew-0']));
+    expect(r.changes.notes[0]).toBe('bias-1 (X1) and ew-0 (X2) fused into sdp-super-0');
+    const after = names(r.graph);
+    expect(after).not.toContain('bias-1');
+    expect(after).not.toContain('ew-0');
+    const sup = r.graph.nodes.find((n) => n.name === 'sdp-super-0')!;
+    expect(sup.params.kind).toBe('sdp-super');
+    if (sup.params.kind !== 'sdp-super') return;
+    expect([sup.params.sdp.x1.opType, sup.params.sdp.x2.opType, sup.params.sdp.x2.mode]).toEqual(['ADD', 'ADD', 'PER_ELEMENT']);
+    expect([sup.params.sub.x1?.auxType, sup.params.sub.x2?.auxType]).toEqual(['BIAS', 'IO']);
+    // X2 reads the other branch's output (bias-0's), the input is the convolution's stream
+    const edge = (id: string | null) => r.graph.edges.find((e) => e.id === id)!;
+    const bias0 = r.graph.nodes.find((n) => n.name === 'bias-0')!;
+    expect(edge(sup.params.auxEdgeOf.x2).sources).toEqual([bias0.id]);
+    const conv = r.graph.nodes.find((n) => n.id === edge(sup.params.inputEdge).sources[0])!;
+    expect([conv.engineType, conv.fusedOutput, sup.fusedInput]).toEqual(['CONVOLUTION', sup.id, conv.id]);
+    expect(sup.inputEdges).toEqual([sup.params.inputEdge]);
+    expect(new Set(sup.auxEdges)).toEqual(new Set([sup.params.auxEdgeOf.x1, sup.params.auxEdgeOf.x2]));
     // the basic profile compiles the same net without the fusion
     const basic = engineFor(deploy, synthetic(deploy), { cprecision: 'fp16', profile: 'basic' });
     expect(() => runPasses(basic.graph, basic.ctx, passesThrough('generateDependencyParams'))).not.toThrow();

@@ -17,9 +17,13 @@
  * separate, which changes the op list of nets that have them (ResNet, MobileNet) under fast-math.
  */
 import { absorb } from '../../../origin';
-import { EngineGraphEditor, downstreamDataNodes, removeNodeFromAST, upstreamDataNodes } from '../graph';
-import { orderedElements, refreshGraphState } from '../graph-state';
-import type { EngineGraph, EngineNode } from '../model';
+import type { Dims4 } from '../../network/model';
+import { defaultX1, sdpCommon } from '../factory';
+import { EngineGraphEditor, downstreamDataNodes, removeNodeFromAST, repopulateEdgePorts, upstreamDataNodes } from '../graph';
+import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
+import { type EngineGraph, type EngineNode, type EngineTensor, type SDPActType, type SDPMode } from '../model';
+import { combineFactors, combineKernelWeightsAndScale, invertBlob } from '../sdp-math';
+import type { WeightBlob } from '../weights';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
 function sdpOf(n: EngineNode) {
@@ -83,37 +87,264 @@ const hasActivation = (n: EngineNode) => {
   return a !== undefined && a !== 'UNKNOWN' && a !== 'NONE';
 };
 
-/** `Node::mergeWithSDPOp` as each node class defines it (the merges implemented here) */
-function mergeWithSDPOp(curr: EngineNode, next: EngineNode, canMergeMathOps: boolean): EngineNode | null {
-  if (curr.engineType === 'CONVOLUTION') return null; // conv + scale / batch-norm: weight merges not implemented
-  switch (curr.engineOpType) {
-    case 'SDP_BIAS':
-      if (hasActivation(curr)) return null;
-      if (next.engineOpType === 'SDP_ACTIVATION') return tryToMergeWithActOp(curr, next, canMergeMathOps);
-      return null; // bias + bias / scale / batch-norm: weight merges not implemented
-    case 'SDP_SCALE':
-      if (hasActivation(curr)) return null;
-      if (next.engineOpType === 'SDP_ACTIVATION') return tryToMergeWithActOp(curr, next, canMergeMathOps);
+const sameDims = (a: Dims4, b: Dims4) => a.n === b.n && a.c === b.c && a.h === b.h && a.w === b.w;
+
+/** what a merge did: the node to take out of the graph, and the node that now does its work */
+interface Merged {
+  removed: EngineNode;
+  absorber: EngineNode;
+}
+
+/** the merges of one pass; they make nodes (substitutes) and edit weights */
+class Merger {
+  constructor(
+    readonly ed: EngineGraphEditor,
+    readonly ctx: PassContext,
+    readonly changes: PassChanges,
+  ) {}
+
+  get canMergeMathOps(): boolean {
+    return this.ctx.profile.canSDPMergeMathOps;
+  }
+
+  /** `captureCanonical*Data` of a node made in engine land: its aux data edge */
+  private captureAux(node: EngineNode, dims: Dims4, type: EngineTensor['type']): void {
+    this.ed.addDataEdge(null, node, { name: this.ed.newAuxTensorName(), dims: { ...dims }, type, dataFormat: 'NCHW', channelScales: [] });
+  }
+
+  /** `Graph::substituteNodeInAST(orig, [sub])`: the substitute takes over every data and compute edge but the aux one */
+  private substitute(orig: EngineNode, sub: EngineNode): void {
+    const ed = this.ed;
+    for (const id of [...orig.upstream]) {
+      const e = ed.edge(id);
+      if (e.aux) continue;
+      ed.removeNodeFromEdge(e, 'second', orig);
+      ed.appendNodeToEdge(e, 'second', sub);
+    }
+    for (const id of [...orig.downstream]) {
+      const e = ed.edge(id);
+      ed.removeNodeFromEdge(e, 'first', orig);
+      ed.appendNodeToEdge(e, 'first', sub);
+    }
+    repopulateEdgePorts(ed, sub);
+    this.changes.added.push(sub.id);
+    this.changes.notes.push(`${orig.name} replaced by ${sub.name}`);
+  }
+
+  /** `NodeFactory::newSDPBiasOpNode(NULL)` with the fields upstream sets on it */
+  private newBias(from: EngineNode, mode: SDPMode, act: SDPActType, dims: Dims4, raw: WeightBlob): EngineNode {
+    const sdp = sdpCommon();
+    sdp.x1 = defaultX1('SDP_BIAS', { mode, actType: act });
+    const node = this.ed.addNode('bias-', 'SDP_BIAS', null, from.origins, { kind: 'sdp-bias', sdp, biasDims: { ...dims }, rawBiasData: raw, hasBiasReduction: false, rescaleData: null, dlaBiasData: null });
+    this.captureAux(node, dims, 'BIAS');
+    return node;
+  }
+
+  private newScale(from: EngineNode, mode: SDPMode, dims: Dims4, raw: WeightBlob): EngineNode {
+    const sdp = sdpCommon();
+    sdp.x1 = defaultX1('SDP_SCALE', { mode });
+    const node = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, from.origins, { kind: 'sdp-scale', sdp, scaleDims: { ...dims }, rawScaleData: raw, unitScale: false, dlaScaleData: null });
+    this.captureAux(node, dims, 'SCALE');
+    return node;
+  }
+
+  private newBatchNorm(from: EngineNode, mode: SDPMode, act: SDPActType, dims: Dims4, mean: WeightBlob, variance: WeightBlob): EngineNode {
+    const sdp = sdpCommon();
+    sdp.x1 = defaultX1('SDP_BATCH_NORM', { mode, actType: act });
+    const node = this.ed.addNode('sdp-bn-', 'SDP_BATCH_NORM', null, from.origins, {
+      kind: 'sdp-bn',
+      sdp,
+      epsilon: 0,
+      meanDims: { ...dims },
+      varianceDims: { ...dims },
+      batchNormDims: { ...dims },
+      rawMeanData: mean,
+      rawVarianceData: variance,
+      dlaBatchNormData: null,
+    });
+    this.captureAux(node, dims, 'BATCH_NORM');
+    return node;
+  }
+
+  /** `Node::mergeWithSDPOp` as each node class defines it */
+  mergeWithSDPOp(curr: EngineNode, next: EngineNode): Merged | null {
+    const p = curr.params;
+    if (p.kind === 'conv') {
+      if (next.engineOpType === 'SDP_SCALE') return this.convWithScale(curr, next);
+      if (next.engineOpType === 'SDP_BATCH_NORM') return this.convWithBatchNorm(curr, next);
       return null;
-    case 'SDP_BATCH_NORM':
-      if (hasActivation(curr)) return null;
-      if (next.engineOpType === 'SDP_ACTIVATION') return tryToMergeWithActOp(curr, next, canMergeMathOps);
-      return null;
-    case 'SDP_ELEMENTWISE':
-      if (next.engineOpType === 'SDP_ACTIVATION' && sdpOf(next)!.x1.actType === 'RELU') return tryToMergeWithActOp(curr, next, canMergeMathOps);
-      return null;
-    default:
-      // SDPNode::mergeWithSDPOp: an SDP NOP always goes; otherwise a following ReLU folds in
-      if (curr.engineOpType === 'SDP_NOP') return curr;
-      if (next.engineOpType === 'SDP_ACTIVATION' && sdpOf(next)!.x1.actType === 'RELU') return tryToMergeWithActOp(curr, next, canMergeMathOps);
-      return null;
+    }
+    switch (curr.engineOpType) {
+      case 'SDP_BIAS': {
+        if (hasActivation(curr)) return null;
+        let r: Merged | null = null;
+        if (next.engineOpType === 'SDP_BIAS') r = this.biasWithBias(curr, next);
+        if (next.engineOpType === 'SDP_SCALE') r = this.biasWithScale(curr, next);
+        else if (next.engineOpType === 'SDP_BATCH_NORM') r = this.biasWithBatchNorm(curr, next);
+        else if (next.engineOpType === 'SDP_ACTIVATION') r = this.withReLU(curr, next);
+        return r;
+      }
+      case 'SDP_BATCH_NORM': {
+        if (hasActivation(curr)) return null;
+        if (next.engineOpType === 'SDP_SCALE') return this.batchNormWithScale(curr, next);
+        if (next.engineOpType === 'SDP_BIAS') return this.batchNormWithBiasInplace(curr, next) ?? this.batchNormWithBias(curr, next);
+        if (next.engineOpType === 'SDP_ACTIVATION' && sdpOf(next)!.x1.actType === 'RELU') return this.withReLU(curr, next);
+        return null;
+      }
+      case 'SDP_SCALE':
+        if (hasActivation(curr)) return null;
+        if (next.engineOpType === 'SDP_ACTIVATION') return this.withReLU(curr, next);
+        return null;
+      case 'SDP_ELEMENTWISE':
+        if (hasActivation(curr)) return null;
+        if (next.engineOpType === 'SDP_ACTIVATION') return this.withReLU(curr, next);
+        return null;
+      default:
+        // SDPNode::mergeWithSDPOp: an SDP NOP always goes; otherwise a following ReLU folds in
+        if (curr.engineOpType === 'SDP_NOP') return { removed: curr, absorber: next };
+        if (next.engineOpType === 'SDP_ACTIVATION' && sdpOf(next)!.x1.actType === 'RELU') return this.withReLU(curr, next);
+        return null;
+    }
+  }
+
+  private withReLU(curr: EngineNode, act: EngineNode): Merged | null {
+    const removed = tryToMergeWithActOp(curr, act, this.canMergeMathOps);
+    return removed ? { removed, absorber: curr } : null;
+  }
+
+  /** `ConvCoreNode::tryToMergeWithScaleOp`: the scale goes into the kernel weights */
+  private convWithScale(conv: EngineNode, scale: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || conv.params.kind !== 'conv' || scale.params.kind !== 'sdp-scale') return null;
+    const cp = conv.params.conv;
+    const sinks = downstreamDataNodes(this.ed, scale);
+    // the convolution still needs an SDP to write its output
+    if (!sinks.some((n) => n.engineType === 'SDP')) return null;
+    // INT8: the scale is the rescaling proxy before a ReLU or an element-wise op
+    if (this.ctx.profile.computePrecision === 'INT8' && sinks.length && (sinks[0]!.engineOpType === 'SDP_ACTIVATION' || sinks[0]!.engineOpType === 'SDP_ELEMENTWISE')) return null;
+    if (cp.dlaWeights) return null;
+    const w = combineKernelWeightsAndScale(scale.params.sdp.x1.mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, scale.params.rawScaleData);
+    if (!w) return null;
+    cp.rawWeights = w;
+    this.changes.notes.push(`${scale.name}'s factors multiplied into ${conv.name}'s weights`);
+    return { removed: scale, absorber: conv };
+  }
+
+  /** `ConvCoreNode::tryToMergeWithBatchNormOp`: w * v into the kernels, m * v into a new bias that replaces the batch-norm */
+  private convWithBatchNorm(conv: EngineNode, bn: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || conv.params.kind !== 'conv' || bn.params.kind !== 'sdp-bn') return null;
+    const cp = conv.params.conv;
+    const b = bn.params;
+    if (cp.dlaWeights) return null;
+    const mode = b.sdp.x1.mode;
+    const w = combineKernelWeightsAndScale(mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, b.rawVarianceData);
+    if (!w) return null;
+    const mv = combineFactors('mul', mode, b.batchNormDims.c, b.rawMeanData, b.rawVarianceData);
+    if (!mv) return null;
+    const bias = this.newBias(bn, mode, b.sdp.x1.actType, b.batchNormDims, mv);
+    cp.rawWeights = w;
+    this.substitute(bn, bias);
+    if (bias.params.kind === 'sdp-bias') {
+      bias.params.sdp.convMode = b.sdp.convMode;
+    }
+    this.changes.notes.push(`${bn.name}'s variance multiplied into ${conv.name}'s weights`);
+    return { removed: bn, absorber: bias };
+  }
+
+  /** `SDPBiasOpNode::tryToMergeWithBiasOp` */
+  private biasWithBias(curr: EngineNode, next: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bias' || next.params.kind !== 'sdp-bias') return null;
+    const a = curr.params;
+    const b = next.params;
+    if (a.sdp.x1.mode !== b.sdp.x1.mode || !sameDims(a.biasDims, b.biasDims)) return null;
+    const sum = combineFactors('add', a.sdp.x1.mode, a.biasDims.c, a.rawBiasData, b.rawBiasData);
+    if (!sum) return null;
+    a.rawBiasData = sum;
+    return { removed: next, absorber: curr };
+  }
+
+  /** `SDPBiasOpNode::tryToMergeWithScaleOp`: (x + b) * s is a batch-norm with mean b and variance s */
+  private biasWithScale(curr: EngineNode, scale: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bias' || scale.params.kind !== 'sdp-scale') return null;
+    const a = curr.params;
+    const s = scale.params;
+    if (a.sdp.x1.mode !== s.sdp.x1.mode || !sameDims(a.biasDims, s.scaleDims) || a.sdp.x1.mode === 'PER_ELEMENT') return null;
+    const bn = this.newBatchNorm(curr, a.sdp.x1.mode, s.sdp.x1.actType, s.scaleDims, a.rawBiasData, s.rawScaleData);
+    this.substitute(curr, bn);
+    bn.origins = absorb(bn.origins, scale.origins);
+    removeNodeFromAST(this.ed, scale, 'input');
+    this.changes.removed.push(scale.id);
+    this.changes.notes.push(`${scale.name} merged into ${bn.name}`);
+    if (bn.params.kind === 'sdp-bn') bn.params.sdp.convMode = a.sdp.convMode;
+    return { removed: curr, absorber: bn };
+  }
+
+  /** `SDPBiasOpNode::tryToMergeWithBatchNormOp`: the bias joins the mean */
+  private biasWithBatchNorm(curr: EngineNode, bnNode: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bias' || bnNode.params.kind !== 'sdp-bn') return null;
+    const a = curr.params;
+    const bn = bnNode.params;
+    if (a.sdp.x1.mode !== bn.sdp.x1.mode || !sameDims(a.biasDims, bn.meanDims)) return null;
+    const sum = combineFactors('add', a.sdp.x1.mode, a.biasDims.c, a.rawBiasData, bn.rawMeanData);
+    if (!sum) return null;
+    bn.rawMeanData = sum;
+    return { removed: curr, absorber: bnNode };
+  }
+
+  /** `SDPBatchNormOpNode::tryToMergeWithScaleOp`: the scale joins the variance */
+  private batchNormWithScale(curr: EngineNode, scale: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bn' || scale.params.kind !== 'sdp-scale') return null;
+    const bn = curr.params;
+    const s = scale.params;
+    if (bn.sdp.x1.mode !== s.sdp.x1.mode || !sameDims(bn.varianceDims, s.scaleDims)) return null;
+    const v = combineFactors('mul', bn.sdp.x1.mode, bn.varianceDims.c, bn.rawVarianceData, s.rawScaleData);
+    if (!v) return null;
+    bn.rawVarianceData = v;
+    bn.sdp.x1.actType = s.sdp.x1.actType;
+    return { removed: scale, absorber: curr };
+  }
+
+  /** `SDPBatchNormOpNode::tryToMergeWithBiasOpInplace`: (x + m) * v + b = (x + m + b / v) * v */
+  private batchNormWithBiasInplace(curr: EngineNode, biasNode: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bn' || biasNode.params.kind !== 'sdp-bias') return null;
+    const bn = curr.params;
+    const b = biasNode.params;
+    const mode = bn.sdp.x1.mode;
+    if (mode !== b.sdp.x1.mode || !sameDims(bn.batchNormDims, b.biasDims)) return null;
+    const c = bn.batchNormDims.c;
+    const inv = invertBlob(mode, c, bn.rawVarianceData);
+    if (!inv) return null;
+    const bv = combineFactors('mul', mode, c, b.rawBiasData, inv);
+    if (!bv) return null;
+    const m = combineFactors('add', mode, c, bv, bn.rawMeanData);
+    if (!m) return null;
+    bn.rawMeanData = m;
+    bn.sdp.x1.actType = b.sdp.x1.actType;
+    return { removed: biasNode, absorber: curr };
+  }
+
+  /** `SDPBatchNormOpNode::tryToMergeWithBiasOp`: the batch-norm becomes a scale by v, the bias takes m * v + b */
+  private batchNormWithBias(curr: EngineNode, biasNode: EngineNode): Merged | null {
+    if (!this.canMergeMathOps || curr.params.kind !== 'sdp-bn' || biasNode.params.kind !== 'sdp-bias') return null;
+    const bn = curr.params;
+    const b = biasNode.params;
+    const mode = bn.sdp.x1.mode;
+    if (mode !== b.sdp.x1.mode || !sameDims(bn.batchNormDims, b.biasDims)) return null;
+    const mv = combineFactors('mul', mode, bn.batchNormDims.c, bn.rawMeanData, bn.rawVarianceData);
+    if (!mv) return null;
+    const mvb = combineFactors('add', mode, bn.batchNormDims.c, mv, b.rawBiasData);
+    if (!mvb) return null;
+    const scale = this.newScale(curr, mode, bn.batchNormDims, bn.rawVarianceData);
+    b.rawBiasData = mvb;
+    this.substitute(curr, scale);
+    if (scale.params.kind === 'sdp-scale') scale.params.sdp.convMode = bn.sdp.convMode;
+    return { removed: curr, absorber: scale };
   }
 }
 
-type Merger = (ed: EngineGraphEditor, nodes: EngineNode[], i: number) => { removed: EngineNode; kept: EngineNode; iod: 'input' | 'output' } | null;
+type MergeStep = (ed: EngineGraphEditor, nodes: EngineNode[], i: number) => { removed: EngineNode; kept: EngineNode; iod: 'input' | 'output' } | null;
 
 /** the upstream do/while: walk, merge one pair, re-walk from the node before it */
-function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], changes: PassChanges, merger: Merger): void {
+function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], changes: PassChanges, merger: MergeStep): void {
   let nodes = orderedElements(g).nodes;
   let start = 0;
   for (;;) {
@@ -140,6 +371,7 @@ function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], change
   refreshGraphState(g, ctx);
 }
 
+
 export const mergeActivationOperationsPass: EnginePass = {
   name: 'mergeActivationOperations',
   run(input, ctx) {
@@ -163,15 +395,18 @@ export const mergeActivationOperationsPass: EnginePass = {
         if (curr.engineType !== 'SDP' && curr.engineType !== 'CONVOLUTION') return null;
         const next = soleSdpSink(ed, curr);
         if (!next) return null;
-        const removed = mergeWithSDPOp(curr, next, ctx.profile.canSDPMergeMathOps);
-        if (!removed) return null;
+        const r = new Merger(ed, ctx, changes).mergeWithSDPOp(curr, next);
+        if (!r) return null;
+        const removed = r.removed;
         if (removed.id === curr.id) {
-          // delegate the operation mode to the next op before removing this one
-          const rs = sdpOf(curr)!;
-          const ns = sdpOf(next)!;
-          ns.convMode = rs.convMode;
-          ns.numGroups = rs.numGroups;
-        } else {
+          // delegate the operation mode to the next op before removing this one, if it is still there
+          if (ed.hasNode(next.id)) {
+            const rs = sdpOf(curr)!;
+            const ns = sdpOf(next)!;
+            ns.convMode = rs.convMode;
+            ns.numGroups = rs.numGroups;
+          }
+        } else if (removed.id === next.id) {
           const sinkSdp = downstreamDataNodes(ed, next).find((n) => n.engineType === 'SDP');
           if (sinkSdp) {
             const rs = sdpOf(next)!;
@@ -181,7 +416,7 @@ export const mergeActivationOperationsPass: EnginePass = {
           }
         }
         const iod = curr.engineType === 'CONVOLUTION' ? 'output' : removed.id === curr.id ? 'output' : 'input';
-        return { removed, kept: removed.id === curr.id ? next : curr, iod };
+        return { removed, kept: r.absorber, iod };
       });
     });
   },

@@ -18,8 +18,8 @@
  */
 import { EngineGraphEditor } from '../graph';
 import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
-import { sdpCommon } from '../factory';
-import { disabledSubEngine, type EngineGraph, type EngineNode } from '../model';
+import { defaultX1, sdpCommon } from '../factory';
+import type { EngineGraph, EngineNode } from '../model';
 import type { Dims4 } from '../../network/model';
 import { SurfaceError, surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
@@ -203,7 +203,7 @@ class AdjunctScaleMaker {
   constructor(readonly ed: EngineGraphEditor) {}
   scale(bn: EngineNode, dims: Dims4, values: Float32Array): EngineNode {
     const sdp = sdpCommon();
-    if (bn.params.kind === 'sdp-bn') sdp.x1 = { ...disabledSubEngine(), mode: bn.params.sdp.x1.mode };
+    if (bn.params.kind === 'sdp-bn') sdp.x1 = defaultX1('SDP_SCALE', { mode: bn.params.sdp.x1.mode });
     const node = this.ed.addNode('sdp-scale-', 'SDP_SCALE', null, bn.origins, { kind: 'sdp-scale', sdp, scaleDims: { ...dims }, rawScaleData: { type: 'FLOAT', count: values.length, values }, unitScale: false, dlaScaleData: null });
     this.ed.addDataEdge(null, node, { name: this.ed.newAuxTensorName(), dims: { ...dims }, type: 'SCALE', dataFormat: 'NCHW', channelScales: [] });
     return node;

@@ -9,10 +9,10 @@ import { editCopy, type EnginePass } from './pass';
 
 export const reserveBuffersPass: EnginePass = {
   name: 'reserveBuffers',
-  run(input) {
+  run(input, ctx) {
     return editCopy(input, (g, changes) => {
       const before = new Map(input.buffers.map((b) => [b.id, b.size]));
-      reserveBuffers(g, orderedElements(g).edges);
+      reserveBuffers(g, orderedElements(g).edges, ctx.target);
       for (const b of g.buffers) if (before.get(b.id) !== b.size) changes.notes.push(`${b.id}: ${before.get(b.id) ?? 0} -> ${b.size} bytes`);
     });
   },
