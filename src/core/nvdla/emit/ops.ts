@@ -9,7 +9,7 @@ import { dependencyCount } from '../engine/passes/generate-dependency-params';
 import { entriesPerSlice } from '../engine/passes/split-nodes';
 import { EngineGraphEditor } from '../engine/graph';
 import { ENGINE_TYPES, type EngineGraph, type EngineNode, type NodeDependency, type OperationEvent, type SDPActType, type SDPALUType, type SDPMode, type SDPOpType, type SDPSubEngineParams } from '../engine/model';
-import type { TensorSurfaceDesc } from '../engine/surfaces';
+import { bufferById, surfaceById, type TensorSurfaceDesc } from '../engine/surfaces';
 import { surfaceFormat } from '../surface';
 import type { PassContext } from '../engine/graph-state';
 import {
@@ -70,7 +70,7 @@ function precisionCode(format: string): number {
 
 function surface(ec: EmitContext, edgeId: string | undefined, what: string, node: EngineNode): TensorSurfaceDesc {
   const e = edgeId ? ec.ed.edge(edgeId) : null;
-  const tsd = e?.surface ? ec.g.surfaces.find((s) => s.id === e.surface) : undefined;
+  const tsd = e?.surface ? surfaceById(ec.g, e.surface) : undefined;
   if (!tsd) throw new EmitError(`${node.name}: no ${what} surface`);
   return tsd;
 }
@@ -88,7 +88,7 @@ function dataCube(ec: EmitContext, node: EngineNode, tsd: TensorSurfaceDesc, iod
     c.type = 2; // DLA_MEM_HW
     c.address = -1;
   } else {
-    const tb = ec.g.buffers.find((b) => b.id === tsd.buffer);
+    const tb = tsd.buffer ? bufferById(ec.g, tsd.buffer) : undefined;
     const loc = tb?.placement[batch]?.location;
     const where = ec.addresses.get(tsd.id);
     if (!where) throw new EmitError(`${node.name}: ${tsd.id} has no address`);

@@ -250,6 +250,61 @@ export function reserveBuffers(g: EngineGraph, edges: EngineEdge[], target: Targ
   }
 }
 
+/**
+ * `refreshGraphState` after an edit that added at most one data edge (a merge, a fusion, a node
+ * that did not split): what a full refresh would change, computed for that edge alone. Ports are
+ * repopulated and every surface's producers and consumers re-read; the new edge gets its surface
+ * (the next `tsd-N`, as the full refresh would number it, being the only one), format, strides,
+ * size, offset and buffer. Surfaces that existed keep their values: an edit of this kind does not
+ * change what their clients ask of them, and the full refresh that ends each pass recomputes them
+ * all. An edit that added more edges gets the full refresh (their numbering follows graph order).
+ */
+export function refreshAfterLocalEdit(g: EngineGraph, ctx: PassContext): void {
+  const fresh = g.edges.filter((e) => e.kind === 'data' && !e.surface);
+  if (fresh.length > 1) {
+    refreshGraphState(g, ctx);
+    return;
+  }
+  const ed = new EngineGraphEditor(g);
+  for (const n of g.nodes) repopulateEdgePorts(ed, n);
+  const ix = new GraphIndex(g);
+  const e = fresh[0];
+  if (e) {
+    registerSurface(g, e);
+    ix.addSurface(surfaceById(g, e.surface!));
+  }
+  for (const x of g.edges) {
+    if (x.kind !== 'data' || !x.surface) continue;
+    const tsd = ix.tsd(x.surface);
+    tsd.producers = [...x.sources];
+    tsd.consumers = [...x.targets];
+  }
+  if (!e) return;
+  determineSurfaceFormat(g, ed, e, ctx);
+  const tsd = ix.tsd(e.surface!);
+  const sug = newSuggestions(g, ix, ctx);
+  tsd.lineStride = 0;
+  tsd.surfaceStride = 0;
+  let ls = 0;
+  let ss = 0;
+  for (const c of clientsOf(ix, tsd)) {
+    ls = Math.max(ls, sug.lineStride(c, tsd));
+    ss = Math.max(ss, sug.surfaceStride(c, tsd));
+  }
+  tsd.lineStride = ls;
+  tsd.surfaceStride = ss;
+  tsd.size = 0;
+  let size = 0;
+  for (const c of clientsOf(ix, tsd)) size = Math.max(size, sug.size(c, tsd));
+  tsd.size = size;
+  tsd.bufferOffset = 0;
+  let offset = 0;
+  for (const c of clientsOf(ix, tsd)) offset = Math.max(offset, sug.offset(c, tsd));
+  tsd.bufferOffset = offset;
+  registerBuffers(g, [e], ctx, ix, sug);
+  reserveBuffers(g, [e], ctx.target, ix);
+}
+
 /** `Graph::refreshGraphState`: ports, then every surface step, buffers and their sizes */
 export function refreshGraphState(g: EngineGraph, ctx: PassContext): void {
   const ed = new EngineGraphEditor(g);

@@ -68,3 +68,37 @@ export function scaleBiasToInt16(bias: Float32Array, inScale: number, filterScal
   for (let i = 0; i < rescaled.length; i++) values[i] = rescaled[i]! >> shift;
   return { values, shift };
 }
+
+/**
+ * `SDPBatchNormOpNode::scaleMeanToInt16`: m / (Si (* Sw[k])) rounded to int32, then one common
+ * left shift so the largest fits 16 bits; a mean that the shift would zero lowers the shift by
+ * one and everything is shifted again (upstream's loop), down to no shift.
+ */
+export function scaleMeanToInt16(mean: Float32Array, count: number, inScale: number, filterScales: number[] | null): { values: Int16Array; shift: number } {
+  const rescaled: number[] = [];
+  for (let b = 0; b < count; b++) {
+    const factor = filterScales ? f32(inScale * filterScales[b]!) : f32(inScale);
+    const scaled = f32(mean[b]! / factor);
+    rescaled.push(Math.floor(f32(scaled + 0.5)) | 0);
+  }
+  let maxMean = rescaled[0] ?? 0;
+  for (const v of rescaled) if (Math.abs(maxMean) < Math.abs(v)) maxMean = v;
+  // a zero maximum: upstream's ceil(log(0)) + 1 is -inf, INT_MIN on x86, and INT_MIN - 16 wraps
+  // to a large positive int, so the shift starts at its maximum (16)
+  let shift = maxMean === 0 ? SDP_LEFT_SHIFT_MAX_PLACES : Math.min(SDP_LEFT_SHIFT_MAX_PLACES, Math.max(0, Math.ceil(Math.log(Math.abs(maxMean)) / Math.log(2)) + 1 - 16));
+  const values = new Int16Array(count);
+  for (;;) {
+    let done = true;
+    for (let b = 0; b < count; b++) {
+      const v = (rescaled[b]! >> shift) << 16 >> 16;
+      values[b] = v;
+      if (v === 0 && shift > 0) {
+        shift--;
+        done = false;
+        break;
+      }
+    }
+    if (done) break;
+  }
+  return { values, shift };
+}

@@ -67,12 +67,13 @@ export function combineKernelWeightsAndScale(mode: SDPMode, kernels: number, wid
   const out = new Float32Array(w.count);
   if (mode === 'PER_LAYER') {
     const k = y[0]!;
-    for (let i = 0; i < w.count; i++) out[i] = f32(x[i]! * k);
+    // a Float32Array store rounds the (exact) double product to float32: a float multiply
+    for (let i = 0; i < w.count; i++) out[i] = x[i]! * k;
   } else if (mode === 'PER_CHANNEL') {
     for (let k = 0; k < kernels; k++) {
       const sk = y[k]!;
       const base = k * widenedPerKernel;
-      for (let i = 0; i < widenedPerKernel; i++) out[base + i] = f32(x[base + i]! * sk);
+      for (let i = 0; i < widenedPerKernel; i++) out[base + i] = x[base + i]! * sk;
     }
   } else return null;
   return { type: 'FLOAT', count: w.count, values: out };

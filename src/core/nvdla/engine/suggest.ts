@@ -146,10 +146,10 @@ function isInt8RescalingAux(node: EngineNode, ix: GraphIndex, tsd: TensorSurface
  * for, remembered as upstream remembers them.
  */
 export class Suggestions {
-  private readonly ls = new Map<string, number>();
-  private readonly ss = new Map<string, number>();
-  private readonly sz = new Map<string, number>();
-  private readonly off = new Map<string, number>();
+  private readonly ls = new Map<TensorSurfaceDesc, Map<EngineNode, number>>();
+  private readonly ss = new Map<TensorSurfaceDesc, Map<EngineNode, number>>();
+  private readonly sz = new Map<TensorSurfaceDesc, Map<EngineNode, number>>();
+  private readonly off = new Map<TensorSurfaceDesc, Map<EngineNode, number>>();
 
   constructor(
     readonly ix: GraphIndex,
@@ -290,14 +290,16 @@ export class Suggestions {
     return node.params.axis;
   }
 
-  private memo(map: Map<string, number>, node: EngineNode, tsd: TensorSurfaceDesc, f: () => number): number {
-    const key = `${node.id}|${tsd.id}`;
-    const hit = map.get(key);
+  private memo(map: Map<TensorSurfaceDesc, Map<EngineNode, number>>, node: EngineNode, tsd: TensorSurfaceDesc, f: () => number): number {
+    let inner = map.get(tsd);
+    const hit = inner?.get(node);
     if (hit !== undefined) return hit;
     const v = f();
-    map.set(key, v);
+    if (!inner) map.set(tsd, (inner = new Map()));
+    inner.set(node, v);
     return v;
   }
+
 
   // ---------------------------------------------------------------- strides
 
@@ -410,8 +412,7 @@ export class Suggestions {
       case 'SDP': {
         if (node.params.kind === 'sdp-super') {
           // SDPSuperOpNode::suggestSurfaceSize: only its aux surfaces get a suggestion (0 otherwise, not remembered)
-          const key = `${node.id}|${tsd.id}`;
-          const hit = this.sz.get(key);
+          const hit = this.sz.get(tsd)?.get(node);
           if (hit !== undefined) return hit;
           const p = node.params;
           let sub: 'x1' | 'x2' | 'y' | null = null;
@@ -425,7 +426,9 @@ export class Suggestions {
           if (!sub) return 0;
           let size = this.probe(tsd, this.dims(node, tsd)).size;
           if (p.sdp[sub].isINT8Rescaling) size *= 2;
-          this.sz.set(key, size);
+          let inner = this.sz.get(tsd);
+          if (!inner) this.sz.set(tsd, (inner = new Map()));
+          inner.set(node, size);
           return size;
         }
         return this.memo(this.sz, node, tsd, () => {

@@ -170,10 +170,37 @@ export interface SurfaceTables {
   buffers: TensorBufferDesc[];
 }
 
+/** an id index over one of a graph's lists, rebuilt when the list is replaced or changes length */
+interface ListIndex<T> {
+  list: readonly T[];
+  length: number;
+  byId: Map<string, T>;
+}
+
+const surfaceIndexes = new WeakMap<EngineGraph, ListIndex<TensorSurfaceDesc>>();
+const bufferIndexes = new WeakMap<EngineGraph, ListIndex<TensorBufferDesc>>();
+
+function lookup<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<T>>, g: EngineGraph, list: readonly T[], id: string): T | undefined {
+  let ix = cache.get(g);
+  if (!ix || ix.list !== list || ix.length !== list.length) {
+    ix = { list, length: list.length, byId: new Map(list.map((x) => [x.id, x])) };
+    cache.set(g, ix);
+  }
+  const hit = ix.byId.get(id);
+  if (hit && hit.id === id) return hit;
+  // a list edited in place: fall back to a scan and start the index anew next time
+  cache.delete(g);
+  return list.find((x) => x.id === id);
+}
+
 export function surfaceById(g: EngineGraph, id: string): TensorSurfaceDesc {
-  const s = g.surfaces.find((x) => x.id === id);
+  const s = lookup(surfaceIndexes, g, g.surfaces, id);
   if (!s) throw new SurfaceError(`no surface ${id}`);
   return s;
+}
+
+export function bufferById(g: EngineGraph, id: string): TensorBufferDesc | undefined {
+  return lookup(bufferIndexes, g, g.buffers, id);
 }
 
 export function surfaceOfEdge(g: EngineGraph, e: EngineEdge): TensorSurfaceDesc | null {

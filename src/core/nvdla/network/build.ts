@@ -210,7 +210,8 @@ class Builder {
     }
     const values = floats(b.data)!;
     for (let i = 0; i < values.length; i++) {
-      if (Number.isNaN(values[i])) {
+      // NaN is the only value not equal to itself
+      if (values[i] !== values[i]) {
         this.reject(ctx, `layer '${ctx.name}': the ${what} (blob ${index}) contains NaN at index ${i}`, {
           upstream: `Unable to parse caffemodel: "${this.deploy.file}"`,
           upstreamBehaviour: 'rejects',

@@ -38,17 +38,18 @@ describe('pass fuseSubEngineOps', () => {
     expect(after).not.toContain('ew-0');
     const sup = r.graph.nodes.find((n) => n.name === 'sdp-super-0')!;
     expect(sup.params.kind).toBe('sdp-super');
-    if (sup.params.kind !== 'sdp-super') return;
-    expect([sup.params.sdp.x1.opType, sup.params.sdp.x2.opType, sup.params.sdp.x2.mode]).toEqual(['ADD', 'ADD', 'PER_ELEMENT']);
-    expect([sup.params.sub.x1?.auxType, sup.params.sub.x2?.auxType]).toEqual(['BIAS', 'IO']);
+    const sp = sup.params;
+    if (sp.kind !== 'sdp-super') return;
+    expect([sp.sdp.x1.opType, sp.sdp.x2.opType, sp.sdp.x2.mode]).toEqual(['ADD', 'ADD', 'PER_ELEMENT']);
+    expect([sp.sub.x1?.auxType, sp.sub.x2?.auxType]).toEqual(['BIAS', 'IO']);
     // X2 reads the other branch's output (bias-0's), the input is the convolution's stream
     const edge = (id: string | null) => r.graph.edges.find((e) => e.id === id)!;
     const bias0 = r.graph.nodes.find((n) => n.name === 'bias-0')!;
-    expect(edge(sup.params.auxEdgeOf.x2).sources).toEqual([bias0.id]);
-    const conv = r.graph.nodes.find((n) => n.id === edge(sup.params.inputEdge).sources[0])!;
+    expect(edge(sp.auxEdgeOf.x2).sources).toEqual([bias0.id]);
+    const conv = r.graph.nodes.find((n) => n.id === edge(sp.inputEdge).sources[0])!;
     expect([conv.engineType, conv.fusedOutput, sup.fusedInput]).toEqual(['CONVOLUTION', sup.id, conv.id]);
-    expect(sup.inputEdges).toEqual([sup.params.inputEdge]);
-    expect(new Set(sup.auxEdges)).toEqual(new Set([sup.params.auxEdgeOf.x1, sup.params.auxEdgeOf.x2]));
+    expect(sup.inputEdges).toEqual([sp.inputEdge]);
+    expect(new Set(sup.auxEdges)).toEqual(new Set([sp.auxEdgeOf.x1, sp.auxEdgeOf.x2]));
     // the basic profile compiles the same net without the fusion
     const basic = engineFor(deploy, synthetic(deploy), { cprecision: 'fp16', profile: 'basic' });
     expect(() => runPasses(basic.graph, basic.ctx, passesThrough('generateDependencyParams'))).not.toThrow();

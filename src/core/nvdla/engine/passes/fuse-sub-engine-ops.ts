@@ -11,7 +11,7 @@ import { EngineGraphEditor, downstreamDataNodes, removeNodeFromAST, repopulateEd
 import { dependsOn } from '../depends';
 import { UnsupportedError } from '../errors';
 import { sdpCommon } from '../factory';
-import { orderedElements, refreshGraphState } from '../graph-state';
+import { orderedElements, refreshAfterLocalEdit, refreshGraphState } from '../graph-state';
 import type { CVTParams, EngineEdge, EngineNode, SDPCommonParams, SDPSubEngineParams, SuperSubEngine } from '../model';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
@@ -191,7 +191,7 @@ export const fuseSubEngineOpsPass: EnginePass = {
           nodes = orderedElements(g).nodes;
           const at = nodes.findIndex((n) => n.id === prev.id);
           start = at >= 0 ? at : 0;
-          refreshGraphState(g, ctx);
+          refreshAfterLocalEdit(g, ctx);
           done = false;
           break;
         }

@@ -125,7 +125,34 @@ export const handleLowPrecisionConversionsPass: EnginePass = {
           changes.changed.push(node.id);
           continue;
         }
-        if (p.kind === 'sdp-bn') throw new Error(`${node.name}: INT8 batch-norm requantisation is not implemented yet`);
+        if (p.kind === 'sdp-bn') {
+          // SDPBatchNormOpNode::handleLowPrecisionConversions: Si (* Sw) * v / So as int16 multipliers with one truncate
+          const inScales = ed.edge((fusedConv ?? node).inputEdges[0]!).tensor!.channelScales;
+          const si = sameScales(inScales, 'input', fusedConv ?? node);
+          const so = sameScales(ed.edge(node.outputEdges[0]!).tensor!.channelScales, 'output', node);
+          const filterScales = fusedConv && fusedConv.params.kind === 'conv' ? fusedConv.params.conv.filterScales : [];
+          const v = asFloats(p.rawVarianceData);
+          if (p.sdp.x1.mode === 'PER_LAYER') {
+            if (fusedConv) for (const s of filterScales) if (s !== filterScales[0]) throw new Error(`Filter scales should be same for ${fusedConv.name} when PER_KERNEL quantization is ON`);
+            let rescale = f32(f32(si * v[0]!) / so);
+            if (fusedConv) rescale = f32(rescale * filterScales[0]!);
+            const ss = scaleAndShiftFromScalar(rescale);
+            const values = new Int16Array(p.rawVarianceData.count);
+            values[0] = ss.scale;
+            p.rawVarianceData = { type: 'INT16', count: values.length, values };
+            p.sdp.x1.truncate = ss.shift;
+          } else if (p.sdp.x1.mode === 'PER_CHANNEL') {
+            const rescales = v.map((x, c) => (fusedConv ? f32(f32(f32(si * x) / so) * filterScales[c]!) : f32(f32(si * x) / so)));
+            const max = rescales.reduce((a, b) => (b > a ? b : a), rescales[0]!);
+            const common = scaleAndShiftFromScalar(max);
+            const factors = factorizeScalars(rescales, common.shift);
+            p.rawVarianceData = { type: 'INT16', count: factors.length, values: Int16Array.from(factors, (f) => f.scale) };
+            p.sdp.x1.truncate = common.shift;
+          } else throw new Error(`Don't support quantization mode for ${node.name} in SDP mode ${p.sdp.x1.mode}`);
+          changes.changed.push(node.id);
+          changes.notes.push(`${node.name}: variance as int16 multipliers, truncate ${p.sdp.x1.truncate}`);
+          continue;
+        }
       }
       refreshGraphState(g, ctx);
     });

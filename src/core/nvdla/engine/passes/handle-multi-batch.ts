@@ -10,7 +10,7 @@
 import { EngineGraphEditor } from '../graph';
 import { orderedElements } from '../graph-state';
 import type { EngineEdge, EngineGraph } from '../model';
-import { surfaceById } from '../surfaces';
+import { bufferById, surfaceById } from '../surfaces';
 import { UnsupportedError } from '../errors';
 import { totalBanksForWeight } from './split-nodes';
 import { editCopy, type EnginePass } from './pass';
@@ -26,7 +26,7 @@ function edgeBatches(g: EngineGraph, e: EngineEdge, batches: number): void {
     return;
   }
   if (!e.aux && tsd.dims.n !== 1) throw new UnsupportedError(`Contiguous multi-batch non-bindable tensor at ${e.id}/${tsd.id} is not yet supported`);
-  const tb = g.buffers.find((b) => b.id === tsd.buffer)!;
+  const tb = bufferById(g, tsd.buffer!)!;
   const bound = tb.surfaces.map((id) => surfaceById(g, id)).find((s) => s.bind) ?? null;
   tsd.batchOffsets = Array.from({ length: batches }, (_, n) => (bound ? (bound.batchOffsets[n] ?? 0) : 0) + tsd.bufferOffset);
 }

@@ -20,7 +20,7 @@ import { absorb } from '../../../origin';
 import type { Dims4 } from '../../network/model';
 import { defaultX1, sdpCommon } from '../factory';
 import { EngineGraphEditor, downstreamDataNodes, removeNodeFromAST, repopulateEdgePorts, upstreamDataNodes } from '../graph';
-import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
+import { orderedElements, refreshAfterLocalEdit, refreshGraphState, type PassContext } from '../graph-state';
 import { type EngineGraph, type EngineNode, type EngineTensor, type SDPActType, type SDPMode } from '../model';
 import { combineFactors, combineKernelWeightsAndScale, invertBlob } from '../sdp-math';
 import type { WeightBlob } from '../weights';
@@ -362,7 +362,7 @@ function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], change
       nodes = orderedElements(g).nodes;
       const at = nodes.findIndex((n) => n.id === prev.id);
       start = at >= 0 ? at : 0;
-      refreshGraphState(g, ctx);
+      refreshAfterLocalEdit(g, ctx);
       merged = true;
       break;
     }

@@ -5,7 +5,7 @@
  */
 import { EngineGraphEditor, upstreamDataNodes } from '../graph';
 import { orderedElements, refreshGraphState } from '../graph-state';
-import { scaleBiasToInt16 } from '../low-precision';
+import { scaleBiasToInt16, scaleMeanToInt16 } from '../low-precision';
 import { surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { editCopy, type EnginePass } from './pass';
@@ -44,7 +44,25 @@ export const quantizeAuxDataPass: EnginePass = {
           changes.changed.push(node.id);
           changes.notes.push(`${node.name}: bias scaled to int16 (left shift ${r.shift})`);
         } else if (node.params.kind === 'sdp-bn') {
-          throw new Error(`${node.name}: INT8 batch-norm quantisation is not implemented yet`);
+          // SDPBatchNormOpNode::quantizeAuxData: the mean as int16 of m / (Si (* Sw)), with a left shift
+          const p = node.params;
+          const up = upstreamDataNodes(ed, node)[0];
+          const fusedConv = up && up.params.kind === 'conv' ? up : null;
+          const inScales = ed.edge((fusedConv ?? node).inputEdges[0]!).tensor!.channelScales;
+          for (const s of inScales) if (s !== inScales[0]) throw new Error(`Channel scales should be same for input of ${(fusedConv ?? node).name} when PER_TENSOR scaling is ON`);
+          const filterScales = fusedConv && fusedConv.params.kind === 'conv' ? fusedConv.params.conv.filterScales : null;
+          if (filterScales && ctx.profile.quantizationMode === 'PER_KERNEL') {
+            for (const s of filterScales) if (s !== filterScales[0]) throw new Error(`Filter scales should be same for ${fusedConv!.name} when PER_KERNEL quantization is ON`);
+          }
+          const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+          const prec = surfaceFormat(aux.format).precision;
+          if (prec !== 'INT16') throw new Error(`${node.name}: Don't support precision: ${prec}`);
+          if (p.rawMeanData.type !== 'FLOAT') throw new Error(`Can't scale mean data which is not FLOAT / HALF precision for ${node.name}`);
+          const r = scaleMeanToInt16(p.rawMeanData.values as Float32Array, p.rawMeanData.count, inScales[0]!, filterScales);
+          p.rawMeanData = { type: 'INT16', count: r.values.length, values: r.values };
+          p.sdp.x1.shiftValue = r.shift;
+          changes.changed.push(node.id);
+          changes.notes.push(`${node.name}: mean scaled to int16 (left shift ${r.shift})`);
         }
       }
       refreshGraphState(g, ctx);

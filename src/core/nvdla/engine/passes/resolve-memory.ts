@@ -19,7 +19,7 @@
 import { EngineGraphEditor } from '../graph';
 import { dependsOn, isEmuNode } from '../depends';
 import type { EngineGraph, EngineNode, MemoryPool, PoolName } from '../model';
-import { surfaceById, supportedFormats, type BufferPlacement, type TensorBufferDesc, type TensorSurfaceDesc } from '../surfaces';
+import { bufferById, surfaceById, supportedFormats, type BufferPlacement, type TensorBufferDesc, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import type { PassContext } from '../graph-state';
 import { BuddyAllocator } from '../memory/buddy';
@@ -80,7 +80,7 @@ class MemoryResolver {
   }
 
   private buffer(tsd: TensorSurfaceDesc): TensorBufferDesc {
-    const tb = this.g.buffers.find((b) => b.id === tsd.buffer);
+    const tb = tsd.buffer ? bufferById(this.g, tsd.buffer) : undefined;
     if (!tb) throw new MemoryError(`no buffer for tsd=${tsd.id}`);
     if (tb.placement.length === 0) tb.placement = Array.from({ length: this.g.batchSize }, (): BufferPlacement => ({ pool: null, poolOffset: 0, location: tb.location === 'STREAM' ? 'STREAM' : 'UNKNOWN', allocated: false }));
     return tb;

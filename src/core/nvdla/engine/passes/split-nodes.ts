@@ -14,7 +14,7 @@
  * window really overhangs (`adjustBRPadding`).
  */
 import { EngineGraphEditor } from '../graph';
-import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
+import { orderedElements, refreshAfterLocalEdit, refreshGraphState, type PassContext } from '../graph-state';
 import type { EngineNode, PdpSplitWidth } from '../model';
 import { surfaceById, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
@@ -198,8 +198,10 @@ export const splitNodesPass: EnginePass = {
         const ed = new EngineGraphEditor(g);
         if (node.engineType === 'CONVOLUTION') splitConv(ed, node, ctx, changes);
         else if (node.engineType === 'PDP') splitPdp(ed, node, ctx, changes);
-        refreshGraphState(g, ctx);
+        // upstream refreshes after every node; only a split changes what a refresh computes
+        refreshAfterLocalEdit(g, ctx);
       }
+      refreshGraphState(g, ctx);
     });
   },
 };
