@@ -131,6 +131,68 @@ export function pdpMaxFlyingWidth(precision: string, kernelH: number, strideY: n
   return Math.trunc((PDP_BUF_SIZE * 8) / (lines * kernelPerGroup * bitsPerElement)) & 0xffff;
 }
 
+/** the PDP's largest pooling window side (its kernel width/height fields hold 1..8) */
+const PDP_MAX_WINDOW = 8;
+
+/** the split of a window side n = a * b with a, b <= 8 (a as large as possible), or null */
+function twoFactors(n: number): [number, number] | null {
+  for (let a = PDP_MAX_WINDOW; a >= 1; a--) if (n % a === 0 && n / a <= PDP_MAX_WINDOW) return [a, n / a];
+  return null;
+}
+
+/**
+ * A pooling window wider or taller than the PDP's 8 (a global pooling of a 14x14 map, say):
+ * nvdla_compiler reads past the end of its overlap-lines table here (undefined behaviour; its -O2
+ * build loops forever) and would program a window the hardware cannot hold. A window that covers
+ * the whole input without padding is pooled in two steps instead, each within the hardware's
+ * limits: windows of a x a' with the same stride (one pooled cell per window), then b x b' over
+ * those; average of equal-sized averages and maximum of maxima give the same result. Returns the
+ * second PDP node, or null when the window is within limits. Other oversized windows are refused.
+ */
+function decomposeLargeWindow(ed: EngineGraphEditor, node: EngineNode, changes: PassChanges): EngineNode | null {
+  const p = node.params;
+  if (p.kind !== 'pdp') return null;
+  const win = p.poolingWindow;
+  if (win.h <= PDP_MAX_WINDOW && win.w <= PDP_MAX_WINDOW) return null;
+  const g = ed.graph;
+  const inEdge = ed.edge(node.inputEdges[0]!);
+  const outEdge = ed.edge(node.outputEdges[0]!);
+  const src = surfaceById(g, inEdge.surface!);
+  const dst = surfaceById(g, outEdge.surface!);
+  const pads = p.topLeftPadding.h + p.topLeftPadding.w + p.bottomRightPadding.h + p.bottomRightPadding.w;
+  const fh = twoFactors(win.h);
+  const fw = twoFactors(win.w);
+  const whole = win.h === src.dims.h && win.w === src.dims.w && dst.dims.h === 1 && dst.dims.w === 1 && pads === 0;
+  if (!whole || !fh || !fw) {
+    throw new UnsupportedError(
+      `${node.name}: a ${win.h}x${win.w} pooling window is larger than the PDP's ${PDP_MAX_WINDOW}x${PDP_MAX_WINDOW}; NPU Studio splits only a window over the whole input whose sides are products of two numbers up to ${PDP_MAX_WINDOW} (nvdla_compiler reads out of bounds here and loops or emits a window the hardware cannot hold)`,
+    );
+  }
+  const mid = { n: 1, c: src.dims.c, h: fh[1], w: fw[1] };
+  p.poolingWindow = { h: fh[0], w: fw[0] };
+  p.stride = { h: fh[0], w: fw[0] };
+  const second = ed.addNode('pdp-', 'PDP_POOL', node.canonicalNode, node.origins, {
+    kind: 'pdp',
+    poolingType: p.poolingType,
+    topLeftPadding: { h: 0, w: 0 },
+    bottomRightPadding: { h: 0, w: 0 },
+    paddingValue: p.paddingValue,
+    stride: { h: fh[1], w: fw[1] },
+    poolingWindow: { h: fh[1], w: fw[1] },
+    splitWidth: null,
+  });
+  ed.removeNodeFromEdge(outEdge, 'first', node);
+  ed.appendNodeToEdge(outEdge, 'first', second);
+  const t = inEdge.tensor!;
+  ed.addDataEdge(node, second, { ...t, name: `${t.name}-${node.name}-partial`, dims: mid, channelScales: [...t.channelScales], type: 'IO' });
+  changes.added.push(second.id);
+  changes.changed.push(node.id);
+  changes.notes.push(
+    `${node.name}: its ${win.h}x${win.w} window is beyond the PDP's ${PDP_MAX_WINDOW}x${PDP_MAX_WINDOW}: pooled as ${fh[0]}x${fw[0]} (stride ${fh[0]}) then ${fh[1]}x${fw[1]} in ${second.name} (nvdla_compiler reads out of bounds here)`,
+  );
+  return second;
+}
+
 function splitPdp(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges): void {
   const p = node.params;
   if (p.kind !== 'pdp') return;
@@ -197,7 +259,15 @@ export const splitNodesPass: EnginePass = {
       for (const node of orderedElements(g).nodes) {
         const ed = new EngineGraphEditor(g);
         if (node.engineType === 'CONVOLUTION') splitConv(ed, node, ctx, changes);
-        else if (node.engineType === 'PDP') splitPdp(ed, node, ctx, changes);
+        else if (node.engineType === 'PDP') {
+          const second = decomposeLargeWindow(ed, node, changes);
+          if (second) {
+            refreshGraphState(g, ctx);
+            splitPdp(new EngineGraphEditor(g), node, ctx, changes);
+            refreshAfterLocalEdit(g, ctx);
+            splitPdp(new EngineGraphEditor(g), second, ctx, changes);
+          } else splitPdp(ed, node, ctx, changes);
+        }
         // upstream refreshes after every node; only a split changes what a refresh computes
         refreshAfterLocalEdit(g, ctx);
       }
