@@ -16,10 +16,11 @@
 import { EngineGraphEditor } from '../graph';
 import { orderedElements, refreshAfterLocalEdit, refreshGraphState, type PassContext } from '../graph-state';
 import type { EngineNode, PdpSplitWidth } from '../model';
-import { surfaceById, type TensorSurfaceDesc } from '../surfaces';
+import { bufferById, surfaceById, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { UnsupportedError } from '../errors';
 import { determineSplitDataRatios, splitData } from '../split-data';
+import { planWeightSplit, splitWeights } from '../split-weights';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
 const f32 = Math.fround;
@@ -99,7 +100,24 @@ function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, ch
   if (data < ctx.profile.convDataBanksAllotted) {
     if (2 * minWt + compressed < ctx.profile.convWeightBanksAllotted) return set(data, 2 * minWt, 'full input + hardware split-K (ping-pong)');
     if (minWt + compressed < ctx.profile.convWeightBanksAllotted) return set(data, minWt, 'full input + hardware split-K (one kernel group)');
-    throw new UnsupportedError('Not enough banks to hold weight data. No software split supported');
+    // nvdla_compiler stops here ("Not enough banks to hold weight data. No software split supported")
+    const plan = planWeightSplit(src.dims.c, wt.dims.h, wt.dims.w, surfaceFormat(wt.format).bytesPerElement, (c) => totalBanksForData(node, { ...src, dims: { ...src.dims, c } }, ctx), ctx);
+    if (!plan) throw new UnsupportedError(`${node.name}: Not enough banks to hold weight data, even for ${ctx.target.atomicCSize} input channels at a time`);
+    const added = splitWeights(ed, node, plan, ctx);
+    // the first chunk's weights are smaller now: their surface and buffer are sized anew
+    const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+    aux.dims = { ...ed.edge(node.auxEdges[0]!).tensor!.dims };
+    aux.size = 0;
+    aux.lineStride = 0;
+    aux.surfaceStride = 0;
+    const tb = aux.buffer ? bufferById(g, aux.buffer) : undefined;
+    if (tb) tb.size = 0;
+    changes.changed.push(node.id);
+    for (const n of added) changes.added.push(n.id);
+    changes.notes.push(
+      `${node.name}: one kernel group of its weights needs ${minWt} CBUF banks beside ${data} for the input, more than the ${banks} there are (nvdla_compiler: "Not enough banks to hold weight data. No software split supported"); split by input channel into ${plan.channels.length} convolutions of ${plan.channels.join(' + ')} channels whose partial sums are added on the SDP`,
+    );
+    return;
   }
   // partial-height input bands (splitData) beside full weights, ping-pong or one kernel group
   let wtBanks: number;
