@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { float16FromBits, roundToFloat16 } from '../fp16';
-import { float32ToHalfTiesAway } from './half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway } from './half-ties-away';
 
 describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
   it('known values, including ties that IEEE rounds to even', () => {
@@ -29,6 +29,16 @@ describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
         expect(Math.abs(ours)).toBeGreaterThan(Math.abs(even));
       }),
       { numRuns: 20000 },
+    );
+  });
+
+  it('the whole-array conversion gives every value the single-value conversion gives (any float32 bits)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: 1, maxLength: 64 }), (bits) => {
+        const src = new Float32Array(new Uint32Array(bits).buffer);
+        const want = Array.from(src, (v) => float32ToHalfTiesAway(v));
+        expect(Array.from(float32ArrayToHalfTiesAway(src))).toEqual(want);
+      }),
     );
   });
 });

@@ -37,3 +37,36 @@ export function float32ToHalfTiesAway(value: number): number {
   if ((h & 0x7c00) !== 0x7c00) h += roundBit;
   return h & 0xffff;
 }
+
+/** `float32ToHalfTiesAway` over a whole array (one pass over its bits, no per-value call) */
+export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
+  const bitsOf = new Uint32Array(src.buffer, src.byteOffset, src.length);
+  const out = new Uint16Array(src.length);
+  for (let i = 0; i < src.length; i++) {
+    const bits = bitsOf[i]!;
+    const e9 = bits >>> 23;
+    const sign = e9 & 0x100 ? 0x8000 : 0;
+    const exp = e9 & 0xff;
+    const mant = bits & 0x7fffff;
+    let base: number;
+    let shift: number;
+    if (exp < 103) {
+      base = 0;
+      shift = 24;
+    } else if (exp < 113) {
+      base = 1 << (exp - 103);
+      shift = 126 - exp;
+    } else if (exp < 143) {
+      base = (exp - 112) << 10;
+      shift = 13;
+    } else {
+      base = 0x7c00;
+      shift = exp === 255 ? 13 : 24;
+    }
+    let h = sign + base + (shift < 32 ? mant >>> shift : 0);
+    const roundBit = ((mant >>> (shift - 1)) | (exp === 102 ? 1 : 0)) & 1;
+    if ((h & 0x7c00) !== 0x7c00) h += roundBit;
+    out[i] = h & 0xffff;
+  }
+  return out;
+}

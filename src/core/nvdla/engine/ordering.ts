@@ -52,6 +52,8 @@ export interface Elem {
   /** creation number (upstream uniqueId order) */
   uid: number;
   score: Score;
+  /** the score as one number (finished, finishable, discovered, then nodes before edges): see sortKey */
+  key: number;
 }
 
 export interface GraphOrder {
@@ -70,70 +72,82 @@ function elemLess(a: Elem, b: Elem): boolean {
   return true;
 }
 
-/** `ElemScoreSorter`: by score, nodes before edges when scores tie */
-function elemScoreLess(a: Elem, b: Elem): boolean {
-  let lt = scoreLess(a.score, b.score);
-  if (scoreEquals(a.score, b.score)) {
-    if (a.kind === 'node' && b.kind === 'edge') lt = true;
-    else if (a.kind === 'edge' && b.kind === 'node') lt = false;
+/**
+ * `ElemScoreSorter` as one number. Only finished elements are ever sorted, and for them
+ * `GraphTraversalState::operator<` compares (finished, finishable, discovered) in turn; on a tie
+ * a node sorts before an edge. Times are below 2^20 (one per node), so the key is exact.
+ */
+function sortKey(kind: 'node' | 'edge', s: Score): number {
+  return ((s.finished * 1048576 + s.finishable) * 1048576 + s.discovered) * 2 + (kind === 'edge' ? 1 : 0);
+}
+
+/** the graph's adjacency by creation number, read once per ordering */
+class Adjacency {
+  readonly nodeUp: number[][] = [];
+  readonly nodeDown: number[][] = [];
+  readonly edgeSrc: number[][] = [];
+  readonly edgeDst: number[][] = [];
+  readonly nodeId: string[] = [];
+  readonly edgeId: string[] = [];
+
+  constructor(g: EngineGraph) {
+    for (const n of g.nodes) {
+      const u = uidOf(n.id);
+      this.nodeId[u] = n.id;
+      this.nodeUp[u] = n.upstream.map(uidOf);
+      this.nodeDown[u] = n.downstream.map(uidOf);
+    }
+    for (const e of g.edges) {
+      const u = uidOf(e.id);
+      this.edgeId[u] = e.id;
+      this.edgeSrc[u] = e.sources.map(uidOf);
+      this.edgeDst[u] = e.targets.map(uidOf);
+    }
   }
-  return lt;
 }
 
 class Scoreboard {
-  readonly nodeScores = new Map<string, Score>();
-  readonly edgeScores = new Map<string, Score>();
+  readonly nodeScores: (Score | undefined)[] = [];
+  readonly edgeScores: (Score | undefined)[] = [];
   readonly elems = new RbTreeOrder<Elem>(elemLess);
-  private readonly nodes = new Map<string, EngineNode>();
-  private readonly edges = new Map<string, EngineEdge>();
 
-  constructor(readonly g: EngineGraph) {
-    for (const n of g.nodes) this.nodes.set(n.id, n);
-    for (const e of g.edges) this.edges.set(e.id, e);
-  }
+  constructor(readonly adj: Adjacency) {}
 
-  node(id: string): EngineNode {
-    return this.nodes.get(id)!;
-  }
-
-  edge(id: string): EngineEdge {
-    return this.edges.get(id)!;
-  }
-
-  fetchEdge(time: number, id: string): Score {
-    let s = this.edgeScores.get(id);
+  fetchEdge(time: number, id: number): Score {
+    let s = this.edgeScores[id];
     if (!s) {
       s = newScore();
       s.state = 1;
       s.discovered = time;
-      this.edgeScores.set(id, s);
+      this.edgeScores[id] = s;
     }
     return s;
   }
 
-  fetchNode(time: number, id: string): Score {
-    let s = this.nodeScores.get(id);
+  fetchNode(time: number, id: number): Score {
+    let s = this.nodeScores[id];
     if (!s) {
       s = newScore();
       s.state = 1;
       s.discovered = time;
-      this.nodeScores.set(id, s);
+      this.nodeScores[id] = s;
     }
     return s;
   }
 
-  elem(kind: 'node' | 'edge', id: string, score: Score): void {
+  elem(kind: 'node' | 'edge', uid: number, score: Score): void {
     // the element map stores a copy of the score as it is now (inserted once)
-    this.elems.insertUnique({ kind, id, uid: uidOf(id), score: { ...score } });
+    const copy = { ...score };
+    this.elems.insertUnique({ kind, id: kind === 'node' ? this.adj.nodeId[uid]! : this.adj.edgeId[uid]!, uid, score: copy, key: sortKey(kind, copy) });
   }
 
-  evaluateEdge(time: number, id: string): Score {
+  evaluateEdge(time: number, id: number): Score {
     const s = this.fetchEdge(time, id);
     if (isFinished(s)) return s;
     let allFinished = true;
     let finishable = 0;
     let finished = 0;
-    for (const up of this.edge(id).sources) {
+    for (const up of this.adj.edgeSrc[id]!) {
       const ns = this.fetchNode(time, up);
       allFinished = allFinished && isFinished(ns);
       finished = Math.max(finished, ns.finished);
@@ -149,12 +163,12 @@ class Scoreboard {
     return s;
   }
 
-  evaluateNode(time: number, id: string): Score {
+  evaluateNode(time: number, id: number): Score {
     const s = this.fetchNode(time, id);
     if (isFinished(s)) return s;
     let all = true;
     let t = 0;
-    for (const e of this.node(id).upstream) {
+    for (const e of this.adj.nodeUp[id]!) {
       if (!all) break;
       const es = this.evaluateEdge(time, e);
       all = all && (isFinished(es) || isFinishable(es));
@@ -167,8 +181,8 @@ class Scoreboard {
     return s;
   }
 
-  finishNode(id: string, t: number): Score {
-    for (const e of this.node(id).upstream) {
+  finishNode(id: number, t: number): Score {
+    for (const e of this.adj.nodeUp[id]!) {
       const es = this.fetchEdge(t, e);
       if (isFinishable(es)) {
         es.state = 3;
@@ -185,56 +199,60 @@ class Scoreboard {
 }
 
 interface Pointer {
-  node: string;
-  state: Score;
+  node: number;
+  /** the pointer's state: upstream copies the node's score into it; only these two matter */
+  finished: boolean;
+  fresh: boolean;
 }
 
 /** `DependencyOrdering::generate()` for an engine graph. */
 export function graphOrder(g: EngineGraph): GraphOrder {
-  const sb = new Scoreboard(g);
+  const adj = new Adjacency(g);
+  const sb = new Scoreboard(adj);
   let time = 0;
   let error: string | null = null;
   let pointers: Pointer[] = [];
   for (const ie of g.inputEdges) {
-    const e = sb.edge(ie);
-    if (e.sources.length) {
+    const u = uidOf(ie);
+    if (adj.edgeSrc[u]!.length) {
       error = `Unexpected source node for network input edge '${ie}'`;
       break;
     }
-    for (const n of e.targets) if (!pointers.some((p) => p.node === n && scoreEquals(p.state, newScore()))) pointers.push({ node: n, state: newScore() });
+    for (const n of adj.edgeDst[u]!) if (!pointers.some((p) => p.node === n && p.fresh)) pointers.push({ node: n, finished: false, fresh: true });
   }
   while (!error && pointers.length) {
-    let finishableIndex = -1;
-    pointers.forEach((p, i) => {
+    let ptr: Pointer | null = null;
+    for (const p of pointers) {
       const s = sb.evaluateNode(time, p.node);
-      p.state = { ...s };
-      if (isFinishable(s) && finishableIndex === -1) finishableIndex = i;
-    });
-    const ptr = finishableIndex >= 0 ? pointers[finishableIndex]! : null;
-    pointers = pointers.filter((p) => !isFinished(p.state));
+      p.finished = isFinished(s);
+      p.fresh = false;
+      if (isFinishable(s) && !ptr) ptr = p;
+    }
+    pointers = pointers.filter((p) => !p.finished);
     if (!pointers.length) continue;
     if (!ptr) {
-      const front = sb.node(pointers[0]!.node);
+      const front = g.nodes.find((n) => n.id === adj.nodeId[pointers[0]!.node])!;
       error = `graph ordering is not converging for :${front.id} ${front.name}`;
       break;
     }
     const s = sb.finishNode(ptr.node, time);
-    ptr.state = { ...s };
+    ptr.finished = isFinished(s);
     time++;
-    const advance: string[] = [];
-    for (const de of sb.node(ptr.node).downstream) {
+    const advance: number[] = [];
+    for (const de of adj.nodeDown[ptr.node]!) {
       sb.evaluateEdge(time, de);
-      for (const dn of sb.edge(de).targets) if (!advance.includes(dn)) advance.push(dn);
+      for (const dn of adj.edgeDst[de]!) if (!advance.includes(dn)) advance.push(dn);
     }
     if (advance.length) {
       const at = pointers.indexOf(ptr) + 1;
       const inserted: Pointer[] = [];
-      for (let k = advance.length - 1; k > 0; k--) inserted.push({ node: advance[k]!, state: newScore() });
+      for (let k = advance.length - 1; k > 0; k--) inserted.push({ node: advance[k]!, finished: false, fresh: true });
       pointers.splice(at, 0, ...inserted);
       ptr.node = advance[0]!;
+      ptr.finished = false;
     }
   }
-  const elems = stdSort(sb.elems.keys(), elemScoreLess);
+  const elems = stdSort(sb.elems.keys(), (a, b) => a.key < b.key);
   return {
     nodes: elems.filter((e) => e.kind === 'node').map((e) => e.id),
     edges: elems.filter((e) => e.kind === 'edge').map((e) => e.id),

@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ToHalfTiesAway } from '../half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 
 export type BlobType = 'FLOAT' | 'HALF' | 'INT16' | 'INT8';
@@ -237,23 +237,43 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
   }
   const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
   const out = newLike(rt, total);
-  const conv = converter(src.type, rt);
+  // convert every value once, then only move them (the layout is a permutation)
+  const values = convertAll(src, rt);
   let n = 0;
-  for (const op of ops)
+  for (const op of ops) {
+    const sl = op.s.limit;
+    const rl = op.r.limit;
+    const cStride = sl * rl;
     for (let cg = op.cg.start; cg < op.cg.limit; cg++)
       for (let ir = op.r.start; ir < op.r.limit; ir++)
         for (let is = op.s.start; is < op.s.limit; is++)
-          for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++)
-            for (let c = cg * atomicC + op.c.start; c < cg * atomicC + op.c.start + op.c.limit; c++)
-              out[n++] = conv(src.values[is + op.s.limit * (ir + op.r.limit * (c + d.numChannels * k))]!);
+          for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++) {
+            const c0 = cg * atomicC + op.c.start;
+            let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
+            for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
+          }
+  }
   return { type: rt, count: n, values: out };
 }
 
-/** little-endian bytes of a blob as it goes into the loadable */
+/** a blob's values as the RT type of upstream's templates, converted element by element */
+function convertAll(src: WeightBlob, rt: BlobType): ArrayLike<number> {
+  if (src.type === rt) return src.values;
+  if (src.type === 'FLOAT' && rt === 'HALF') return float32ArrayToHalfTiesAway(src.values as Float32Array);
+  const conv = converter(src.type, rt);
+  const out = newLike(rt, src.values.length);
+  for (let i = 0; i < src.values.length; i++) out[i] = conv(src.values[i]!);
+  return out;
+}
+
+/**
+ * little-endian bytes of a blob as it goes into the loadable: a view of the blob's own memory
+ * when it holds that many bytes (blobs are never changed in place), else a zero-padded copy
+ */
 export function blobBytes(b: WeightBlob, byteLength?: number): Uint8Array {
   const size = byteLength ?? b.values.byteLength;
+  if (size <= b.values.byteLength) return new Uint8Array(b.values.buffer, b.values.byteOffset, size);
   const out = new Uint8Array(size);
-  const src = new Uint8Array(b.values.buffer, b.values.byteOffset, Math.min(b.values.byteLength, size));
-  out.set(src);
+  out.set(new Uint8Array(b.values.buffer, b.values.byteOffset, b.values.byteLength));
   return out;
 }
