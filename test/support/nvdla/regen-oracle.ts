@@ -46,8 +46,11 @@ try {
     const out = join(dir, `${c.options.profile}.nvdla`);
     const status = r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT' ? 'timeout' : (r.status ?? -1);
     const lines = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.split('\n').filter((l) => /error|fail|not supported|couldn't/i.test(l));
-    // the error that stopped it: where it was raised (not a line passing it on), else the last one
-    const fatal = lines.find((l) => /Error 0x/.test(l) && !/propagating/.test(l)) ?? lines.at(-1);
+    // the error that stopped it: the last one raised with a message (earlier ones may have been
+    // reported and passed over), and the compilation phase that failed
+    const raised = lines.filter((l) => /Error 0x[0-9a-fA-F]+: [^(\s]/.test(l) && !/failed compilation phase/.test(l));
+    const phase = /failed compilation phase: (\w+)/.exec(lines.join('\n'))?.[1];
+    const fatal = raised.length ? `${raised.at(-1)!.replace(/\s*\(propagating from .*$|\s*\(in .*$/, '')}${phase ? ` [phase ${phase}]` : ''}` : lines.at(-1);
     if (status === 0 && existsSync(out)) {
       const bytes = readFileSync(out);
       records[tag] = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), semantic: semanticDigest(new Uint8Array(bytes)), status, error: null, ms };
