@@ -195,7 +195,23 @@ export type DlaOpDesc =
   | { kind: 'CONV'; op: ConvOpDesc; surface: ConvSurfaceDesc }
   | { kind: 'SDP'; op: SdpOpDesc; surface: SdpSurfaceDesc }
   | { kind: 'PDP'; op: PdpOpDesc; surface: SrcDstSurfaceDesc }
-  | { kind: 'CDP'; op: CdpOpDesc; surface: SrcDstSurfaceDesc };
+  | { kind: 'CDP'; op: CdpOpDesc; surface: SrcDstSurfaceDesc }
+  | { kind: 'RUBIK'; op: RubikOpDesc; surface: SrcDstSurfaceDesc };
+
+/** `dla_rubik_op_desc` (4 bytes) */
+export interface RubikOpDesc {
+  mode: number;
+  precision: number;
+  stride_x: number;
+  stride_y: number;
+}
+
+export function writeRubikOpDesc(w: StructWriter, at: number, d: RubikOpDesc): void {
+  w.u8(at + 0, d.mode);
+  w.u8(at + 1, d.precision);
+  w.u8(at + 2, d.stride_x);
+  w.u8(at + 3, d.stride_y);
+}
 
 // ------------------------------------------------------------------ empty values
 

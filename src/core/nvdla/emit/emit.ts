@@ -15,6 +15,7 @@ import {
   SIZES,
   StructWriter,
   writeCdpOpDesc,
+  writeRubikOpDesc,
   writeCommonOpDesc,
   writeLutParam,
   writeConvOpDesc,
@@ -132,8 +133,11 @@ export function emitLoadable(g: EngineGraph, ctx: PassContext): EmitResult {
           } else if (desc.kind === 'PDP') {
             writePdpOpDesc(ow, oAt, desc.op);
             writeSrcDstSurfaceDesc(sw, sAt, desc.surface);
-          } else {
+          } else if (desc.kind === 'CDP') {
             writeCdpOpDesc(ow, oAt, desc.op);
+            writeSrcDstSurfaceDesc(sw, sAt, desc.surface);
+          } else {
+            writeRubikOpDesc(ow, oAt, desc.op);
             writeSrcDstSurfaceDesc(sw, sAt, desc.surface);
           }
           out.push({ slot, node: node.id, batch: b, common, desc });

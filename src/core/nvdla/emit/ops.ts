@@ -140,6 +140,7 @@ function convOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numb
   const dst = surface(ec, node.outputEdges[0], 'output', node);
   const wt = surface(ec, node.auxEdges[0], 'weight', node);
   const fc = node.engineOpType === 'CONVOLUTION_FC';
+  if (node.engineOpType === 'CONVOLUTION_DECONV') return deconvOp(ec, node, batch, surfBase, src, dst, wt);
   const flags = cp.batches?.[batch] ?? { reuseWeights: cp.reuseWeights, releaseWeights: cp.releaseWeights };
   const op = zeroConvOp();
   const srcSf = surfaceFormat(src.format);
@@ -186,6 +187,63 @@ function convOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numb
   op.data_bank = cp.allottedDataBanks;
   op.weight_bank = cp.allottedWeightBanks;
   op.release = fc ? src.dims.h : op.input_height_csc;
+  const s: ConvSurfaceDesc = {
+    src_data: dataCube(ec, node, src, 'input', batch, surfBase + CONV_SURFACE_CUBES.src_data),
+    weight_data: dataCube(ec, node, wt, 'none', batch, surfBase + CONV_SURFACE_CUBES.weight_data),
+    dst_data: dataCube(ec, node, dst, 'output', batch, surfBase + CONV_SURFACE_CUBES.dst_data),
+    wmb_data: zeroCube(),
+    wgs_data: zeroCube(),
+    offset_u: 0,
+    in_line_uv_stride: 0,
+  };
+  return { kind: 'CONV', op, surface: s };
+}
+
+/** `ConvCoreDeconvolutionOpNode::emitOp`: a stride-1 phase convolution with fixed reuse, padding and conversion fields */
+function deconvOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: number, src: TensorSurfaceDesc, dst: TensorSurfaceDesc, wt: TensorSurfaceDesc): DlaOpDesc {
+  const p = node.params;
+  if (p.kind !== 'conv') throw new EmitError(`${node.name} is not a deconvolution`);
+  const cp = p.conv;
+  const op = zeroConvOp();
+  const srcSf = surfaceFormat(src.format);
+  op.pad_val = 0;
+  op.data_reuse = 0;
+  op.weight_reuse = 0;
+  op.skip_data_rls = 0;
+  op.skip_weight_rls = 0;
+  op.batch = 1;
+  op.batch_stride = 0;
+  op.release = src.dims.h;
+  op.mean_format = 0;
+  op.pad_x_left = 0;
+  op.pad_x_right = 0;
+  op.pad_y_top = 0;
+  op.pad_y_bottom = 0;
+  op.dilation_x = 1;
+  op.dilation_y = 1;
+  op.pixel_mapping = 0;
+  op.in_cvt = { scale: 0, truncate: 0, enable: 0, offset: 0 };
+  op.out_cvt = { scale: 1, truncate: 0, enable: 1, offset: 0 };
+  op.in_precision = precisionCode(src.format);
+  op.out_precision = precisionCode(dst.format);
+  op.fetch_grain = 1;
+  op.data_format = srcSf.category === 'IMG' ? srcSf.ordinal : 36;
+  op.weight_format = 0;
+  op.conv_stride_x = cp.stride.w;
+  op.conv_stride_y = cp.stride.h;
+  op.input_width_cmac = dst.dims.w;
+  op.input_height_cmac = dst.dims.h;
+  op.bytes_per_kernel = wt.dims.c * wt.dims.h * wt.dims.w * surfaceFormat(wt.format).bytesPerElement;
+  op.conv_mode = 0;
+  op.input_width_csc = src.dims.w;
+  op.input_height_csc = src.dims.h;
+  op.input_channel_csc = src.dims.c;
+  op.kernel_height_csc = wt.dims.h;
+  op.kernel_width_csc = wt.dims.w;
+  op.kernel_channel_csc = wt.dims.c;
+  op.entry_per_slice = entriesPerSlice(node, src, ec.ctx);
+  op.data_bank = cp.allottedDataBanks;
+  op.weight_bank = cp.allottedWeightBanks;
   const s: ConvSurfaceDesc = {
     src_data: dataCube(ec, node, src, 'input', batch, surfBase + CONV_SURFACE_CUBES.src_data),
     weight_data: dataCube(ec, node, wt, 'none', batch, surfBase + CONV_SURFACE_CUBES.weight_data),
@@ -433,6 +491,24 @@ function cdpOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numbe
   };
 }
 
+/** `RubikNode::emitOp`: contract mode, the deconvolution's strides, channels as the contract aligned them */
+function rubikOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: number): DlaOpDesc {
+  const p = node.params;
+  if (p.kind !== 'rubik') throw new EmitError(`${node.name} is not a rubik op`);
+  const src = surface(ec, node.inputEdges[0], 'input', node);
+  const dst = surface(ec, node.outputEdges[0], 'output', node);
+  const mode = { CONTRACT: 0, SPLIT: 1, MERGE: 2 }[p.mode];
+  const s = {
+    src_data: dataCube(ec, node, src, 'input', batch, surfBase + SRC_DST_SURFACE_CUBES.src_data),
+    dst_data: dataCube(ec, node, dst, 'none', batch, surfBase + SRC_DST_SURFACE_CUBES.dst_data),
+  };
+  if (p.mode === 'CONTRACT') {
+    s.src_data.channel = p.contract.inDims.c;
+    s.dst_data.channel = p.contract.outDims.c;
+  }
+  return { kind: 'RUBIK', op: { mode, precision: precisionCode(src.format), stride_x: p.deconvStride.w, stride_y: p.deconvStride.h }, surface: s };
+}
+
 /** one DLA op slot: its descriptors (`surfBase` = the slot's offset in the task's surface container) */
 export function emitDlaOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: number): { common: CommonOpDesc; desc: DlaOpDesc } {
   const common = commonOpDesc(ec, node, batch);
@@ -449,6 +525,9 @@ export function emitDlaOp(ec: EmitContext, node: EngineNode, batch: number, surf
       break;
     case 'CDP':
       desc = cdpOp(ec, node, batch, surfBase);
+      break;
+    case 'RUBIK':
+      desc = rubikOp(ec, node, batch, surfBase);
       break;
     default:
       throw new EmitError(`${node.name}: emitting ${node.engineType} operations (${node.engineOpType}) is not implemented yet`);

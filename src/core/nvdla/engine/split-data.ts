@@ -161,18 +161,18 @@ function verifyPartialH(node: EngineNode, chunks: SplitDataInfo[], srcDims: Dims
 
 // ------------------------------------------------------------------ the rewrite
 
-function cloneTensor(t: EngineTensor, type: EngineTensor['type'], dims: Dims4): EngineTensor {
+export function cloneTensor(t: EngineTensor, type: EngineTensor['type'], dims: Dims4): EngineTensor {
   return { ...t, dims: { ...dims }, channelScales: [...t.channelScales], type };
 }
 
 /** `replaceEdgeNodes(edge, side, oldNode, newNode)` */
-function replaceEdgeNodes(ed: EngineGraphEditor, e: EngineEdge, side: 'first' | 'second', oldNode: EngineNode, newNode: EngineNode): void {
+export function replaceEdgeNodes(ed: EngineGraphEditor, e: EngineEdge, side: 'first' | 'second', oldNode: EngineNode, newNode: EngineNode): void {
   ed.removeNodeFromEdge(e, side, oldNode);
   ed.appendNodeToEdge(e, side, newNode);
 }
 
 /** the aux tensor a node made from its canonical node would capture (`captureCanonicalWeights` etc.) */
-function captureAux(ed: EngineGraphEditor, node: EngineNode, dims: Dims4, type: EngineTensor['type']): EngineEdge {
+export function captureAux(ed: EngineGraphEditor, node: EngineNode, dims: Dims4, type: EngineTensor['type']): EngineEdge {
   return ed.addDataEdge(null, node, { name: ed.newAuxTensorName(), dims: { ...dims }, type, dataFormat: 'NCHW', channelScales: [] });
 }
 
@@ -218,7 +218,7 @@ function newConvLike(ed: EngineGraphEditor, orig: EngineNode): { node: EngineNod
 }
 
 /** `ConvCoreNode::addSDPJointOpNode(copyFromSDP)`: a copy of the SDP fused to the convolution, made as from its canonical node */
-function newSdpLike(ed: EngineGraphEditor, conv: EngineNode, from: EngineNode, streamIn: EngineEdge): { node: EngineNode; redundantAux: EngineEdge | null } {
+export function newSdpLike(ed: EngineGraphEditor, conv: EngineNode, from: EngineNode, streamIn: EngineEdge): { node: EngineNode; redundantAux: EngineEdge | null } {
   const p = structuredCloneParams(from.params);
   const prefix: Record<string, string> = { SDP_ACTIVATION: 'act-', SDP_BATCH_NORM: 'sdp-bn-', SDP_BIAS: 'bias-', SDP_NOP: 'sdp-nop-', SDP_SCALE: 'sdp-scale-' };
   const pre = prefix[from.engineOpType];

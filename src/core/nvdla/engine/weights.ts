@@ -216,8 +216,8 @@ export function postChnlExtWtsForIMG(d: WeightDims, src: WeightBlob, factor: num
   return { type: rt, count: n, values: out };
 }
 
-/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC) */
-export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number): WeightBlob {
+/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC); `deconv`: `translateWtsForDeconv` */
+export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv = false): WeightBlob {
   const r = d.height;
   const s = d.width;
   const cf = atomicC;
@@ -244,10 +244,15 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
     const sl = op.s.limit;
     const rl = op.r.limit;
     const cStride = sl * rl;
+    // `execWtTrnsOpsForDeconv`: the same, with the kernel taps in reverse raster order
+    const rs = op.r.start;
+    const ss = op.s.start;
     for (let cg = op.cg.start; cg < op.cg.limit; cg++)
-      for (let ir = op.r.start; ir < op.r.limit; ir++)
-        for (let is = op.s.start; is < op.s.limit; is++)
+      for (let rr = rs; rr < op.r.limit; rr++)
+        for (let sss = ss; sss < op.s.limit; sss++)
           for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++) {
+            const ir = deconv ? op.r.limit - 1 - (rr - rs) : rr;
+            const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
             const c0 = cg * atomicC + op.c.start;
             let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
             for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;

@@ -16,7 +16,8 @@
  * concat + rubik (`ConvCoreDeconvolutionOpNode::preProcessAuxData`), and the SDP-super variant;
  * graphs with those nodes are refused with a message saying so.
  */
-import { EngineGraphEditor } from '../graph';
+import { convertWtsToKCRS, splitDeconvolution } from '../deconvolution';
+import { EngineGraphEditor, downstreamDataNodes } from '../graph';
 import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
 import { defaultX1, sdpCommon } from '../factory';
 import type { EngineGraph, EngineNode } from '../model';
@@ -212,6 +213,25 @@ class AdjunctScaleMaker {
 
 const f32 = Math.fround;
 
+/** `ConvCoreDeconvolutionOpNode::preProcessAuxData`: KCRS weights, INT8 quantisation, then one convolution per output phase (../deconvolution.ts) */
+function processDeconvolution(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges): void {
+  if (node.params.kind !== 'conv') return;
+  const p = node.params.conv;
+  const d = p.weightDims;
+  if (p.rawWeights.type !== 'FLOAT') throw new UnsupportedError(`${node.name}: deconvolution weights must be float`);
+  p.rawWeights = convertWtsToKCRS(p.rawWeights, d.n, d.c, d.h, d.w);
+  if (ctx.profile.computePrecision === 'INT8') {
+    const sdp = downstreamDataNodes(ed, node)[0];
+    if (sdp?.engineOpType === 'SDP_NOP') throw new UnsupportedError(`${node.name}: Expecting node other than SDP_NOP (to handle rescaling)`);
+    quantizeConvWeights(g, ed, node, ctx);
+  }
+  const stride = { ...p.stride };
+  const added = splitDeconvolution(ed, node, ctx);
+  changes.changed.push(node.id);
+  for (const n of added) changes.added.push(n.id);
+  changes.notes.push(`${node.name}: stride ${stride.h}x${stride.w} deconvolution as ${stride.h * stride.w} stride-1 convolutions (one per output phase), concatenated along C and interleaved by ${added[2]!.name}`);
+}
+
 export const preProcessAuxDataPass: EnginePass = {
   name: 'preProcessAuxData',
   run(input, ctx) {
@@ -219,7 +239,8 @@ export const preProcessAuxDataPass: EnginePass = {
       const ed = new EngineGraphEditor(g);
       for (const node of orderedElements(g).nodes) {
         if (node.engineOpType === 'CONVOLUTION_DECONV') {
-          throw new UnsupportedError(`${node.name}: deconvolution weight pre-processing (the strided-deconvolution rewrite) is not implemented yet`);
+          processDeconvolution(g, ed, node, ctx, changes);
+          continue;
         }
         if (node.params.kind === 'sdp-bn') {
           processMeanAndVariance(g, ed, node, ctx, changes);

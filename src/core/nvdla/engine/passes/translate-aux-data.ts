@@ -74,7 +74,8 @@ export const translateAuxDataPass: EnginePass = {
           const raw = p.conv.rawWeights;
           const d = aux.dims;
           if (raw.count !== d.n * d.c * d.h * d.w) throw new Error(`${node.name}: kernel dims dont match kernel size`);
-          p.conv.dlaWeights = translateWtsForDC(weightDims(raw.count, d.n, d.c, d.w, d.h, p.conv.stride.w, p.conv.stride.h), raw, computeBlobType(ctx.profile.computePrecision), t.atomicKSize, t.atomicCSize, t.numConvBufEntryWidth);
+          const deconv = node.engineOpType === 'CONVOLUTION_DECONV';
+          p.conv.dlaWeights = translateWtsForDC(weightDims(raw.count, d.n, d.c, d.w, d.h, p.conv.stride.w, p.conv.stride.h), raw, computeBlobType(ctx.profile.computePrecision), t.atomicKSize, t.atomicCSize, t.numConvBufEntryWidth, deconv);
           changes.changed.push(node.id);
           continue;
         }
