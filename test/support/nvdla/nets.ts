@@ -122,3 +122,29 @@ export function semanticDigest(bytes: Uint8Array): string {
   }
   return h.digest('hex');
 }
+
+// ------------------------------------------------------------------ small nets
+
+/** hand-written prototxts with one feature each, whose nvdla_compiler loadables are kept whole */
+export const SMALL_DIR = join(FIXTURES, 'nvdla/oracle/small');
+export const SMALL_OPTION_SETS = ['nv_full-fp16-basic', 'nv_full-fp16-fast-math', 'nv_full-int8-basic', 'nv_full-int8-fast-math', 'nv_small-int8-fast-math', 'nv_large-fp16-fast-math'] as const;
+
+export interface SmallCase {
+  tag: string;
+  net: string;
+  deploy: CaffeDeploy;
+  weights: CaffeWeights;
+  options: Partial<NvdlaCompileOptions>;
+  args: string[];
+}
+
+/** `<net>-<config>-<precision>-<profile>` of a small net */
+export function smallCase(tag: string): SmallCase {
+  const m = /^(.+)-(nv_full|nv_large|nv_small)-(fp16|int8)-(basic|default|performance|fast-math)$/.exec(tag);
+  if (!m) throw new RangeError(`not a small-net case: ${tag}`);
+  const [, net, configtarget, cprecision, profile] = m as unknown as [string, string, string, string, string];
+  const deploy = readDeploy(readFileSync(join(SMALL_DIR, `${net}.prototxt`), 'utf8'), `${net}.prototxt`);
+  return { tag, net, deploy, weights: synthetic(deploy), options: { configtarget, cprecision, profile }, args: ['--configtarget', configtarget, '--cprecision', cprecision, '--profile', profile] };
+}
+
+export const SMALL_RECORDS = join(SMALL_DIR, 'results.json');

@@ -90,6 +90,23 @@ function fuseSubEngineOp(ed: EngineGraphEditor, curr: EngineNode, next: EngineNo
     changes.notes.push(`${curr.name} + ${next.name}: not fusable into an SDP super op (an SDP super op number is used up, as upstream does)`);
     return null;
   }
+  const edgeX1 = curr.auxEdges.length ? ed.edge(curr.auxEdges[0]!) : null;
+  if (!edgeX1) throw new UnsupportedError(`${curr.name} has no aux edge`);
+  let eltPeer: EngineNode | null = null;
+  let edgeX2: EngineEdge | null;
+  if (next.engineOpType === 'SDP_ELEMENTWISE') {
+    eltPeer = peerSource(ed, next, curr);
+    edgeX2 = next.upstream.map((id) => ed.edge(id)).find((e) => e.kind === 'data' && e.sources.includes(eltPeer!.id)) ?? null;
+  } else edgeX2 = next.auxEdges.length ? ed.edge(next.auxEdges[0]!) : null;
+  if (!edgeX2) throw new UnsupportedError(`${next.name}: no edge for the super op's X2`);
+  const sourceNodes = upstreamDataNodes(ed, curr);
+  // the fusion would order the other branch before this one's producer with a compute edge;
+  // when that producer already feeds the other branch, upstream builds a cycle here and then
+  // fails ("Can't resolve a non-acyclic graph"): NPU Studio leaves such a pair unfused
+  if (eltPeer && sourceNodes.length && curr.fusedInput === sourceNodes[0]!.id && dependsOn(ed, eltPeer, sourceNodes[0]!, [], [])) {
+    changes.notes.push(`${curr.name} + ${next.name} not fused: ${sourceNodes[0]!.name} feeds ${eltPeer.name} already, so ordering ${eltPeer.name} before it would make a cycle (nvdla_compiler fuses them and then fails: "Can't resolve a non-acyclic graph")`);
+    return null;
+  }
   const sdp = sdpCommon();
   sdp.x1 = x1.x1;
   sdp.convMode = sdpOf(curr)!.convMode;
@@ -104,16 +121,6 @@ function fuseSubEngineOp(ed: EngineGraphEditor, curr: EngineNode, next: EngineNo
   });
   if (superOp.params.kind !== 'sdp-super') throw new Error('unreachable');
   const sp = superOp.params;
-  const edgeX1 = curr.auxEdges.length ? ed.edge(curr.auxEdges[0]!) : null;
-  if (!edgeX1) throw new UnsupportedError(`${curr.name} has no aux edge`);
-  let eltPeer: EngineNode | null = null;
-  let edgeX2: EngineEdge | null;
-  if (next.engineOpType === 'SDP_ELEMENTWISE') {
-    eltPeer = peerSource(ed, next, curr);
-    edgeX2 = next.upstream.map((id) => ed.edge(id)).find((e) => e.kind === 'data' && e.sources.includes(eltPeer!.id)) ?? null;
-  } else edgeX2 = next.auxEdges.length ? ed.edge(next.auxEdges[0]!) : null;
-  if (!edgeX2) throw new UnsupportedError(`${next.name}: no edge for the super op's X2`);
-  const sourceNodes = upstreamDataNodes(ed, curr);
   // substituteNodeInAST(curr, [super])
   for (const id of [...curr.upstream]) {
     const e = ed.edge(id);

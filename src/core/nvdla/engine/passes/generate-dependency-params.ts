@@ -54,13 +54,19 @@ export function topologicalSort(ed: EngineGraphEditor): EngineNode[] {
   };
   while (stack.length) {
     const n = stack.pop()!;
-    if (visited.has(n.id)) throw new DependencyError("Can't resolve a non-acyclic graph ");
+    // upstream stops here with "Can't resolve a non-acyclic graph": a node reached twice, which
+    // also happens without a cycle when a producer has both a data and a compute edge to it (an
+    // SDP super op's fusion adds such a compute edge); the second arrival is skipped instead, and
+    // a real cycle is caught below (its nodes never become ready)
+    if (visited.has(n.id)) continue;
     order.push(n);
     visited.add(n.id);
     pushReady(downstreamNodesByKind(ed, n, 'hazard'));
     pushReady(downstreamNodesByKind(ed, n, 'compute'));
     pushReady(downstreamNodesByKind(ed, n, 'data'));
   }
+  const unreached = g.nodes.filter((n) => !visited.has(n.id) && upstreamNodes(ed, n).length > 0);
+  if (unreached.length) throw new DependencyError(`Can't resolve a non-acyclic graph (${unreached.map((n) => n.name).join(', ')} never ready)`);
   return order;
 }
 
