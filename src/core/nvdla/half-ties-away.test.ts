@@ -32,9 +32,12 @@ describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
     );
   });
 
-  it('the whole-array conversion gives every value the single-value conversion gives (any float32 bits)', () => {
+  it('the whole-array conversion gives every value the single-value conversion gives (any float32 bits but NaNs)', () => {
+    // NaNs are left out: reading one into a JS number may quiet it, where the array version sees
+    // the stored bits, as C++ does (weights with NaN are refused before any conversion)
+    const notNaN = fc.integer({ min: 0, max: 0xffffffff }).filter((b) => (b & 0x7f800000) !== 0x7f800000 || (b & 0x7fffff) === 0);
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: 1, maxLength: 64 }), (bits) => {
+      fc.property(fc.array(notNaN, { minLength: 1, maxLength: 64 }), (bits) => {
         const src = new Float32Array(new Uint32Array(bits).buffer);
         const want = Array.from(src, (v) => float32ToHalfTiesAway(v));
         expect(Array.from(float32ArrayToHalfTiesAway(src))).toEqual(want);

@@ -133,7 +133,12 @@ function determineSurfaceFormat(g: EngineGraph, ed: EngineGraphEditor, e: Engine
       return cpa === -1 || cpa === tsd.dims.c;
     })
     .sort((a, b) => surfaceFormat(a).ordinal - surfaceFormat(b).ordinal);
-  if (!proposed.length) throw new SurfaceError(`Couldn't narrow down to suitable SF for ${e.id}/${tsd.id}`);
+  if (!proposed.length) {
+    // say which layer: upstream names only the edge and surface
+    const lrn = [...consumers, ...producers].find((n) => n.engineOpType === 'CDP_LRN');
+    const why = lrn && ctx.profile.computePrecision === 'INT8' ? `: ${lrn.name} (LRN) runs on the CDP, which nvdla_compiler gives only an FP16 surface format, so an INT8 network with LRN cannot be compiled (compile with --cprecision fp16)` : '';
+    throw new SurfaceError(`Couldn't narrow down to suitable SF for ${e.id}/${tsd.id}${why}`);
+  }
   const chosen = proposed[0]!;
   for (const c of consumers) {
     const sup = aux ? supportedFormats(c.engineOpType).aux : supportedFormats(c.engineOpType).in;
