@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detect, matchMarkLine, matchNewFormat, matchOldFormat, pyStrip, read, timestampToUs } from './input';
+import { detect, HEADER_NEW, HEADER_OLD, matchMarkLine, matchNewFormat, matchOldFormat, pyStrip, read, timestampToUs } from './input';
 import { ftraceText } from './testing';
 
 const FIX = 'test/fixtures/systrace';
@@ -106,6 +106,55 @@ describe('matchMarkLine (native fast path)', () => {
     const lines = readFileSync(`${FIX}/upstream/inputs/omr1.trace.txt`, 'utf8').split('\n');
     const bad = lines.filter((l) => JSON.stringify(matchMarkLine(l)) !== JSON.stringify(matchNewFormat(l) ?? matchOldFormat(l)));
     expect(bad).toEqual([]);
+  });
+});
+
+/** read's marks computed the slow way: every line through the exact matcher (upstream's loop). */
+function referenceMarks(input: string): string[] {
+  const text = input.replace(/\r\n?/g, '\n');
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
+  const first = lines.findIndex((l) => l.includes(HEADER_NEW) || l.includes(HEADER_OLD));
+  const out: string[] = [];
+  if (first < 0) return out;
+  for (let i = first; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.includes('</script>')) break;
+    const g = matchNewFormat(l) ?? matchOldFormat(l);
+    if (g) out.push(JSON.stringify([i + 1, g.task, g.pid, g.timestamp, g.mark, l, i < lines.length - 1 || text.endsWith('\n')]));
+  }
+  return out;
+}
+const omr1Lines = readFileSync(`${FIX}/upstream/inputs/omr1.trace.txt`, 'utf8').split('\n').slice(12, 400);
+const textLineArb = fc.oneof(
+  { weight: 4, arbitrary: lineArb },
+  { weight: 4, arbitrary: fc.constantFrom(...omr1Lines) },
+  { weight: 1, arbitrary: fc.constantFrom('', '# comment', '</script>', 'x</script>y', '  a-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|[NN_LA_PO]</script>', 'junk [NN_LA_PE] here', 'HIDL::IDevice::x::server', HEADER_OLD, HEADER_NEW, '\u2028', 'a\u2028  b-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|x') },
+);
+const captureArb = fc
+  .tuple(fc.array(textLineArb, { maxLength: 4 }), fc.constantFrom(HEADER_NEW, HEADER_OLD, `x${HEADER_NEW}`), fc.array(textLineArb, { maxLength: 40 }), fc.constantFrom('\n', '\r\n', '\r', ''), fc.boolean())
+  .map(([before, header, after, eol, finalEol]) => [...before, header, ...after].join(eol) + (finalEol ? eol : ''));
+
+describe('read: the mark lines', () => {
+  it('are the lines the exact matcher matches, with their line numbers, on random captures', () => {
+    fc.assert(
+      fc.property(captureArb, (text) => {
+        const got = read(text, 'r.txt').marks.map((m) => JSON.stringify([m.line, m.task, m.pid, m.timestamp, m.mark, m.text, m.newline]));
+        expect(got).toEqual(referenceMarks(text));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+  it('1 MB printable lines go through the whole-line regex without quadratic backtracking', () => {
+    const hostile = [
+      `xy-1 (1) [000] ...1 ${' 1.1'.repeat(250_000)}: tracing_mark_write: C`,
+      `xy-1 (1) [000] ...1 ${' 1'.repeat(500_000)}.5: tracing_mark_write: B|1|x`,
+      `xy-1 ${'1.1 '.repeat(250_000)}`,
+      `${'-1 ('.repeat(250_000)}`,
+      `xy-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|${': tracing_mark_write: B'.repeat(40_000)}`,
+    ];
+    const t = read([HEADER_NEW, ...hostile].join('\n'), 'big.txt');
+    expect(t.marks.map((m) => m.line)).toEqual([3, 6]);
   });
 });
 

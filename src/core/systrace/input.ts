@@ -372,6 +372,26 @@ export function detect(input: Uint8Array | string, name = ''): SystraceDetection
   return null;
 }
 
+/**
+ * A whole line that upstream's regexes match, for lines in printable ASCII (where Python's `\s`
+ * is the space, `.` any character, `[^ ]` any but the space, `\d` [0-9], a character one code
+ * point): the new regex's body (groups 1-5), else the old one's (groups 6-9), each upstream's
+ * written for JavaScript, which backtracks in the same order as Python. The line starts after a
+ * line break or at the start and ends before one or at the end (not at JavaScript's other line
+ * terminators, which upstream's file lines do not split at). Linear time on a line: a head ends
+ * after at most 16 characters, and at each space the tail's `\d+\.\d+:` needs the characters
+ * up to the next space at most. Printable-ASCII lines it does not match, upstream's regexes do
+ * not match either; other lines are left to `matchLine`.
+ */
+const MARK_LINE = new RegExp(
+  '(?<![^\\n])(?:' +
+    ' *([!-~][ -~]{1,15})-([0-9]+) +\\( *([-0-9]+)\\) [ -~]* ([0-9]+\\.[0-9]+): tracing_mark_write: ([BE][ -~]*)(?![^\\n])' +
+    '|' +
+    ' *([!-~][ -~]{1,15})-([0-9]+) [ -~]* ([0-9]+\\.[0-9]+): tracing_mark_write: ([BE][ -~]*)(?![^\\n])' +
+    ')',
+  'g',
+);
+
 /** Python's universal newlines: `\r\n` and a lone `\r` end a line like `\n`. */
 function universalNewlines(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
@@ -422,36 +442,66 @@ export function read(textIn: string, file: string): SystraceTrace {
   } else if (iHdr < 0) {
     pos = text.length;
   }
-  // Lines are not cut out one by one: each line's tests find the next occurrence of their
+
+  /** a mark line, with its groups: appended to `marks` (or a failure recorded) */
+  const addMark = (line: number, task: string, pid: string, tgidColumn: string | null, timestamp: string, mark: string, lineText: string, newline: boolean): void => {
+    let tgidKey: string;
+    if (tgidColumn !== null) tgidKey = tgidColumn;
+    else if (mark.includes('|')) tgidKey = mark.split('|')[1]!;
+    else {
+      const known = pidToTgid.get(pid);
+      if (known === undefined) {
+        fail({
+          line,
+          kind: 'unknown-tgid',
+          message: `the mark "${mark.slice(0, 40)}" names no process and thread ${pid} has written none before (a capture without the TGID column needs B|<pid>|...)`,
+        });
+        tgidKey = pid;
+      } else tgidKey = known;
+    }
+    if (pidToTgid.get(pid) !== tgidKey) pidToTgid.set(pid, tgidKey);
+    if (tgidKey === '-----') {
+      const fromMark = tgidFromMark(mark);
+      if (fromMark === null) {
+        fail({
+          line,
+          kind: 'tgid-from-mark',
+          message: `the TGID column is "-----" and the mark "${mark.slice(0, 40)}" does not start with B|<pid> or E|<pid>, so the line names no process`,
+        });
+        tgidKey = pid;
+      } else tgidKey = fromMark;
+    }
+    const timeS = Number(timestamp);
+    marks.push({
+      line,
+      task,
+      pid,
+      tid: Number(pid),
+      tgidKey,
+      tgid: numericId(tgidKey),
+      timestamp,
+      timeUs: timestamp.length <= 16 && timestamp.charCodeAt(timestamp.length - 7) === 46 ? Math.round(timeS * 1e6) : timestampToUs(timestamp),
+      timeS,
+      mark,
+      text: lineText,
+      newline,
+    });
+  };
+
+  // Lines that are not cut out one by one: each line's tests find the next occurrence of their
   // pattern in the whole text once and keep it until the line start passes it, so the text is
-  // searched (natively) about once per pattern, and only lines that hold a mark become strings.
+  // searched (natively) about once per pattern.
   let nextTmw = -2;
   nextFull = -2;
   let nextNn = -2;
   let nextIDevice = -2;
   let nextScriptEnd = -2;
-  while (pos < text.length) {
-    const start = pos;
-    let end = text.indexOf('\n', pos);
-    const newline = end >= 0;
-    if (end < 0) end = text.length;
-    n++;
-    pos = end + 1;
-    if (header === null) {
-      const raw = text.slice(start, end);
-      if (raw.includes(HEADER_NEW)) {
-        header = 'new';
-        headerLine = n;
-      } else if (raw.includes(HEADER_OLD)) {
-        header = 'old';
-        headerLine = n;
-      }
-      if (header === null) continue;
-    }
+  /** One line, `text[start..end)`, the `n`th: false at the `</script>` that ends the trace. */
+  const readLine = (start: number, end: number, newline: boolean): boolean => {
     if (nextScriptEnd !== -1 && nextScriptEnd < start) nextScriptEnd = text.indexOf('</script>', start);
     if (nextScriptEnd >= 0 && nextScriptEnd + 9 <= end) {
       sawScriptEnd = true;
-      break;
+      return false;
     }
     if (nextFull !== -1 && nextFull < start) nextFull = text.indexOf(TMW, start);
     const first = nextFull >= 0 && nextFull < end ? nextFull : -1;
@@ -460,7 +510,7 @@ export function read(textIn: string, file: string): SystraceTrace {
     if (!hasTmw) {
       if (nextNn !== -1 && nextNn < start) nextNn = text.indexOf('[NN_', start);
       if (nextIDevice !== -1 && nextIDevice < start) nextIDevice = text.indexOf('HIDL::IDevice', start);
-      if (!(nextNn >= 0 && nextNn + 4 <= end) && !(nextIDevice >= 0 && nextIDevice + 13 <= end)) continue;
+      if (!(nextNn >= 0 && nextNn + 4 <= end) && !(nextIDevice >= 0 && nextIDevice + 13 <= end)) return true;
     }
     // (a line without TMW can still contain `tracing_mark_write: B`, and be an unmatched line)
     const fast = first >= 0 ? matchLineFast(text, start, end, first) : 0;
@@ -476,52 +526,74 @@ export function read(textIn: string, file: string): SystraceTrace {
         }
         unmatchedReported++;
       }
-      continue;
+      return true;
     }
-    const pid = found.pid;
-    const mark = text.slice(found.markStart, end);
-    let tgidKey: string;
-    if (found.tgid !== null) tgidKey = found.tgid;
-    else if (mark.includes('|')) tgidKey = mark.split('|')[1]!;
-    else {
-      const known = pidToTgid.get(pid);
-      if (known === undefined) {
-        fail({
-          line: n,
-          kind: 'unknown-tgid',
-          message: `the mark "${mark.slice(0, 40)}" names no process and thread ${pid} has written none before (a capture without the TGID column needs B|<pid>|...)`,
-        });
-        tgidKey = pid;
-      } else tgidKey = known;
+    addMark(n, found.task, found.pid, found.tgid, text.slice(found.tsStart, found.tsEnd), text.slice(found.markStart, end), text.slice(start, end), newline);
+    return true;
+  };
+  /** Whether a line in `text[from..to)` may be anything but a line MARK_LINE skips for good reason. */
+  const gapMatters = (from: number, to: number): boolean => {
+    if (nextScriptEnd !== -1 && nextScriptEnd < from) nextScriptEnd = text.indexOf('</script>', from);
+    if (nextTmw !== -1 && nextTmw < from) nextTmw = text.indexOf('tracing_mark_write', from);
+    if (nextNn !== -1 && nextNn < from) nextNn = text.indexOf('[NN_', from);
+    if (nextIDevice !== -1 && nextIDevice < from) nextIDevice = text.indexOf('HIDL::IDevice', from);
+    return (nextScriptEnd >= 0 && nextScriptEnd < to) || (nextTmw >= 0 && nextTmw < to) || (nextNn >= 0 && nextNn < to) || (nextIDevice >= 0 && nextIDevice < to);
+  };
+
+  if (iHdr >= 0) {
+    // the header line
+    let end = text.indexOf('\n', pos);
+    const newline = end >= 0;
+    if (end < 0) end = text.length;
+    const raw = text.slice(pos, end);
+    n++;
+    header = raw.includes(HEADER_NEW) ? 'new' : 'old';
+    headerLine = n;
+    const goOn = readLine(pos, end, newline);
+    pos = goOn ? end + 1 : text.length;
+  }
+  // The mark lines of an ordinary capture are found by MARK_LINE, one native search each; the
+  // lines between two of them (none, in most captures) are read one by one where they hold
+  // anything that matters.
+  MARK_LINE.lastIndex = pos;
+  while (pos < text.length) {
+    const m = MARK_LINE.exec(text);
+    const limit = m ? m.index : text.length;
+    if (limit > pos) {
+      if (!gapMatters(pos, limit)) {
+        for (let i = text.indexOf('\n', pos); i >= 0 && i < limit; i = text.indexOf('\n', i + 1)) n++;
+        if (limit === text.length && text.charCodeAt(limit - 1) !== 10) n++;
+      } else {
+        let stop = false;
+        while (pos < limit) {
+          let end = text.indexOf('\n', pos);
+          const newline = end >= 0;
+          if (end < 0) end = text.length;
+          n++;
+          const start = pos;
+          pos = end + 1;
+          if (!readLine(start, end, newline)) {
+            stop = true;
+            break;
+          }
+        }
+        if (stop) break;
+      }
+      pos = limit;
     }
-    if (pidToTgid.get(pid) !== tgidKey) pidToTgid.set(pid, tgidKey);
-    if (tgidKey === '-----') {
-      const fromMark = tgidFromMark(mark);
-      if (fromMark === null) {
-        fail({
-          line: n,
-          kind: 'tgid-from-mark',
-          message: `the TGID column is "-----" and the mark "${mark.slice(0, 40)}" does not start with B|<pid> or E|<pid>, so the line names no process`,
-        });
-        tgidKey = pid;
-      } else tgidKey = fromMark;
+    if (!m) break;
+    const end = limit + m[0].length;
+    if (nextScriptEnd !== -1 && nextScriptEnd < limit) nextScriptEnd = text.indexOf('</script>', limit);
+    n++;
+    if (nextScriptEnd >= 0 && nextScriptEnd + 9 <= end) {
+      sawScriptEnd = true;
+      break;
     }
-    const timestamp = text.slice(found.tsStart, found.tsEnd);
-    const timeS = Number(timestamp);
-    marks.push({
-      line: n,
-      task: found.task,
-      pid,
-      tid: Number(pid),
-      tgidKey,
-      tgid: numericId(tgidKey),
-      timestamp,
-      timeUs: found.tsEnd - found.tsStart <= 16 && text.charCodeAt(found.tsEnd - 7) === 46 ? Math.round(timeS * 1e6) : timestampToUs(timestamp),
-      timeS,
-      mark,
-      text: text.slice(start, end),
-      newline,
-    });
+    const newline = end < text.length;
+    if (m[1] !== undefined) addMark(n, m[1], m[2]!, m[3]!, m[4]!, m[5]!, m[0], newline);
+    else addMark(n, m[6]!, m[7]!, null, m[8]!, m[9]!, m[0], newline);
+    pos = end + 1;
+    MARK_LINE.lastIndex = pos;
   }
   if (unmatchedReported > 20) {
     diagnostics.push({ severity: 'error', file, message: `${unmatchedReported - 20} more trace mark lines without the systrace layout` });
