@@ -43,7 +43,7 @@ export const systraceCommand: Command = {
       perExecution: values['per-execution'] === true,
       printDetail: values['print-detail'] === true,
     };
-    const analysis = analyse(trace, { detail: opts.printDetail, timeline: false });
+    const analysis = analyse(trace, { detail: opts.printDetail, timeline: false, tables: false });
     io.out(values.json === true ? formatJson(analysis, opts) : formatText(analysis, opts));
     io.err(formatStderr(analysis));
     if (analysis.fatal) {
