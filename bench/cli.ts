@@ -2,7 +2,7 @@
  * Command-line start-up figure: the installed `npu-studio` command as a whole process (what a
  * shell or a script pays), side by side in one run with
  * - bare `node -e 0` (the floor every Node command pays);
- * - the same command run the way bin/npu-studio.mjs ran it before the bundle (tsx compiling
+ * - the same command run the way the bin ran it before the bundle (tsx compiling
  *   src/cli/*.ts at every start), and through `npx` (which adds npm's own start-up);
  * - AOSP's parse_systrace.py on the same file, and a bare `python3 -c pass`, when
  *   AOSP_PARSE_SYSTRACE points at a checkout of AOSP's frameworks/ml/nn/tools/systrace_parser/
@@ -26,8 +26,8 @@ import { bundleStaleness, buildCli, ROOT } from '../scripts/build-cli.mjs';
 import { OMR1_EXPECTED_PATH, omr1Html } from '../test/support/systrace-capture';
 
 const ROUNDS = Number(process.env.CLI_BENCH_ROUNDS ?? 15);
-const BIN = join(ROOT, 'bin', 'npu-studio.mjs');
-// bin/npu-studio.mjs as it was before the bundle: tsx's loader, then src/cli/main.ts
+const BIN = join(ROOT, 'bin', 'npu-studio.cjs');
+// the bin as it was before the bundle: tsx's loader, then src/cli/main.ts
 const TSX_BIN = [
   "import { register } from 'tsx/esm/api';",
   'register();',

@@ -8,7 +8,7 @@
  * (upstream prints an empty table for any file), and bytes that are not UTF-8 are read as U+FFFD
  * (upstream stops with a UnicodeDecodeError).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { describeError } from '../core/errors';
 import { analyse, formatJson, formatStderr, formatText, read } from '../core/systrace';
 import type { Command } from './command';
@@ -30,7 +30,7 @@ export const systraceCommand: Command = {
       throw new UsageError(positionals.length === 0 ? 'the TRACE file is missing' : 'only one TRACE file is accepted');
     }
     const file = positionals[0]!;
-    const bytes = await readFile(file);
+    const bytes = readFileSync(file);
     const text = new TextDecoder('utf-8').decode(bytes);
     const trace = read(text, file);
     if (trace.header === null) {
