@@ -374,6 +374,6 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
     droppedMarks,
     diagnostics,
     ...(fatal ? { fatal } : {}),
-    markCount: marks.length,
+    markCount: marks.length + (trace.skippedMarks ?? 0),
   };
 }

@@ -61,6 +61,8 @@ export interface SystraceTrace {
   diagnostics: Diagnostic[];
   /** the first line at which AOSP's parser stops while reading (it then prints nothing) */
   failure?: InputFailure;
+  /** mark lines read but not kept in `marks` (ReadOptions.marks 'nnapi'); absent when all are kept */
+  skippedMarks?: number;
 }
 
 export interface SystraceDetection {
@@ -392,6 +394,40 @@ const MARK_LINE = new RegExp(
   'g',
 );
 
+/** Whether a capture is a systrace HTML file, from its first 65,536 characters. */
+export function isHtmlHead(head: string): boolean {
+  return /<html|<script class="trace-data"|<!DOCTYPE/i.test(head);
+}
+
+/**
+ * Where the text given to `read` starts in its capture when it is not the whole file: a reader
+ * that finds the header in the file's bytes (the command line) hands over only the text from the
+ * header's line on, with the number of lines before it (counted as upstream counts them: a line
+ * ends at `\n`, `\r\n` or a lone `\r`) and the file's form (`isHtmlHead` of its beginning).
+ */
+export interface TextStart {
+  linesBefore: number;
+  format: 'html' | 'ftrace';
+}
+
+export interface ReadOptions {
+  /** `textIn` is the capture from the line of its first header on (see TextStart) */
+  start?: TextStart;
+  /**
+   * Which mark lines `marks` keeps. 'all' (the default): every one, for the Profile view.
+   * 'nnapi': those parse_systrace.py's output depends on: every mark of the threads it tracks
+   * (a thread with a mark holding `[NN`, or an `HIDL::IDevice` `::server` mark), the marks holding
+   * `[NN` or `HIDL::IDevice` on any thread (upstream stops at those of an untracked thread), and
+   * the first mark line (where the first run starts); the others are only counted
+   * (`skippedMarks`). Every line is still read, with every failure upstream would stop at. An
+   * analysis of such a trace prints the same as the whole one's (formatText, formatJson,
+   * formatStderr, `fatal`); what differs is what the Profile view shows beyond that: its runs'
+   * `lastLine`, the timeline's last time, and the marks of untracked threads (droppedMarks). In
+   * omr1, 125 of the 12,200 mark lines are kept.
+   */
+  marks?: 'all' | 'nnapi';
+}
+
 /** Python's universal newlines: `\r\n` and a lone `\r` end a line like `\n`. */
 function universalNewlines(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
@@ -406,16 +442,19 @@ function numericId(text: string): number {
  * `</script>` (upstream `get_trace_part`), each `tracing_mark_write: B|E` line parsed as
  * `parse_trace_part` does. Lines are those of Python's text mode (universal newlines). Where
  * upstream stops while reading (see InputFailure) the first such line is kept in `failure` and
- * reading goes on as well as it can, for the Profile view.
+ * reading goes on as well as it can, for the Profile view. With `options.start`, `textIn` is
+ * the capture from the line of its first header on (see TextStart); the result is the same as the
+ * whole file's.
  */
-export function read(textIn: string, file: string): SystraceTrace {
+export function read(textIn: string, file: string, options: ReadOptions = {}): SystraceTrace {
+  const start = options.start;
   const diagnostics: Diagnostic[] = [];
   const marks: MarkLine[] = [];
   let header: 'new' | 'old' | null = null;
   let headerLine = 0;
   /** upstream's `pid_to_tgid`: the last TGID text seen on each thread */
   const pidToTgid = new Map<string, string>();
-  const format: TraceFormat = /<html|<script class="trace-data"|<!DOCTYPE/i.test(textIn.slice(0, 65536)) ? 'html' : 'ftrace';
+  const format: TraceFormat = start ? start.format : isHtmlHead(textIn.slice(0, 65536)) ? 'html' : 'ftrace';
   let unmatchedReported = 0;
   let sawScriptEnd = false;
   let failure: InputFailure | undefined;
@@ -424,14 +463,14 @@ export function read(textIn: string, file: string): SystraceTrace {
     if (!failure) failure = f;
   };
 
-  if (textIn.length === 0 || /^\s*$/.test(textIn)) {
+  if (!start && (textIn.length === 0 || /^\s*$/.test(textIn))) {
     diagnostics.push({ severity: 'error', file, message: 'the file is empty' });
     return { file, format: 'unknown', header, headerLine, marks, diagnostics };
   }
   const text = universalNewlines(textIn);
 
   let pos = 0;
-  let n = 0;
+  let n = start ? start.linesBefore : 0;
   // jump to the line holding the header (the viewer code before it can be megabytes)
   const iNew = text.indexOf(HEADER_NEW);
   const iOld = text.indexOf(HEADER_OLD);
@@ -443,8 +482,13 @@ export function read(textIn: string, file: string): SystraceTrace {
     pos = text.length;
   }
 
+  /** with marks: 'nnapi', the threads upstream tracks (see trackedThreads), whose marks are all kept */
+  const tracked = options.marks === 'nnapi' && iHdr >= 0 ? trackedThreads(text, pos) : null;
+  let skipped = 0;
+  let firstMarkLine = -1;
   /** a mark line, with its groups: appended to `marks` (or a failure recorded) */
   const addMark = (line: number, task: string, pid: string, tgidColumn: string | null, timestamp: string, mark: string, lineText: string, newline: boolean): void => {
+    if (firstMarkLine < 0) firstMarkLine = line;
     let tgidKey: string;
     if (tgidColumn !== null) tgidKey = tgidColumn;
     else if (mark.includes('|')) tgidKey = mark.split('|')[1]!;
@@ -470,6 +514,10 @@ export function read(textIn: string, file: string): SystraceTrace {
         });
         tgidKey = pid;
       } else tgidKey = fromMark;
+    }
+    if (tracked !== null && line !== firstMarkLine && !tracked.has(pid) && !mark.includes('[NN') && !mark.includes('HIDL::IDevice')) {
+      skipped++;
+      return;
     }
     const timeS = Number(timestamp);
     marks.push({
@@ -617,5 +665,41 @@ export function read(textIn: string, file: string): SystraceTrace {
       message: `the file ends in the middle of a line (truncated capture?): ${lastLine.trim().slice(0, 120)}`,
     });
   }
-  return { file, format: header === null ? 'unknown' : format, header, headerLine, marks, diagnostics, ...(failure ? { failure } : {}) };
+  return {
+    file,
+    format: header === null ? 'unknown' : format,
+    header,
+    headerLine,
+    marks,
+    diagnostics,
+    ...(failure ? { failure } : {}),
+    ...(tracked !== null ? { skippedMarks: skipped } : {}),
+  };
+}
+
+/**
+ * The threads (PID column) that upstream's parse_trace_part tracks, found without reading every
+ * line: the lines of `text` from `pos` (a line start) up to the first line holding `</script>`
+ * that hold `[NN` or `HIDL::IDevice` (a native search; in a capture a few hundred) are matched
+ * as `read` matches them, and a thread is tracked when the mark of such a line holds `[NN`, or
+ * `HIDL::IDevice` and `::server`.
+ */
+function trackedThreads(text: string, pos: number): Set<string> {
+  const tracked = new Set<string>();
+  const close = text.indexOf('</script>', pos);
+  const limit = close < 0 ? text.length : text.lastIndexOf('\n', close) + 1;
+  const lookAt = (needle: string): void => {
+    let lineEnd = -1;
+    for (let i = text.indexOf(needle, pos); i >= 0 && i < limit; i = text.indexOf(needle, i + 1)) {
+      if (i < lineEnd) continue;
+      const lineStart = text.lastIndexOf('\n', i) + 1;
+      lineEnd = text.indexOf('\n', i);
+      if (lineEnd < 0) lineEnd = text.length;
+      const g = matchMarkLine(text.slice(lineStart, lineEnd));
+      if (g && (g.mark.includes('[NN') || (g.mark.includes('HIDL::IDevice') && g.mark.includes('::server')))) tracked.add(g.pid);
+    }
+  };
+  lookAt('[NN');
+  lookAt('HIDL::IDevice');
+  return tracked;
 }
