@@ -44,7 +44,9 @@ function checkBundle(root, command) {
   if (!bundle || typeof bundle.file !== 'string' || !Array.isArray(bundle.inputs)) return { manifest: null, bundle: null, stale: `${OUT_DIR}/${MANIFEST} is unreadable` };
   for (const i of bundle.inputs) {
     const [file, mtimeMs, size] = files[i] ?? [];
-    const st = statSync(join(root, String(file)), { throwIfNoEntry: false });
+    // root + '/' + file, not path.join: join normalises the path in JavaScript, which made the
+    // 250 stats of the partition bundle cost 20-25 ms instead of 5-8 in a fresh process
+    const st = statSync(`${root}/${file}`, { throwIfNoEntry: false });
     if (!st) return { manifest, bundle, stale: `${file} is gone` };
     if (st.mtimeMs !== mtimeMs || st.size !== size) return { manifest, bundle, stale: `${file} changed` };
   }
