@@ -71,8 +71,10 @@ const errFile = join(dir, 'stderr');
  * stdout. NaN where bash could not say.
  */
 function runOnce(cmd: string, args: string[]): { wall: number; cpu: number; status: number | null; stdout: string; stderr: string } {
-  const script = 't0=$EPOCHREALTIME; "$@" >"$OUT" 2>"$ERR"; rc=$?; t1=$EPOCHREALTIME; echo "$t0 $t1 $rc"; times';
-  const r = spawnSync('bash', ['-c', script, 'bash', cmd, ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, OUT: outFile, ERR: errFile } });
+  // stdin from /dev/null: a Node process whose stdin is a pipe nobody writes to was seen burning
+  // a second of CPU at start-up when this bench ran in the background
+  const script = 't0=$EPOCHREALTIME; "$@" </dev/null >"$OUT" 2>"$ERR"; rc=$?; t1=$EPOCHREALTIME; echo "$t0 $t1 $rc"; times';
+  const r = spawnSync('bash', ['-c', script, 'bash', cmd, ...args], { encoding: 'utf8', cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OUT: outFile, ERR: errFile } });
   const lines = r.stdout.trim().split('\n');
   const [t0, t1, rc] = (lines[0] ?? '').split(' ');
   const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[2] ?? '');
@@ -100,7 +102,7 @@ if (stale) {
 const html = join(dir, 'omr1.html');
 writeFileSync(html, omr1Html());
 const expected = readFileSync(OMR1_EXPECTED_PATH, 'utf8');
-const help = spawnSync(BIN, ['--help'], { encoding: 'utf8' }).stdout;
+const help = spawnSync(BIN, ['--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).stdout;
 if (!help.startsWith('usage: npu-studio')) {
   console.error(`bench/cli: ${BIN} --help printed ${JSON.stringify(help.slice(0, 200))}`);
   process.exit(1);
