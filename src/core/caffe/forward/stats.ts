@@ -1,0 +1,65 @@
+/** Summary statistics of a blob or weight: min / max / mean / std, non-finite counts, histogram. */
+export interface ValueStats {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  /** NaN and +-Infinity values (left out of the other figures) */
+  nonFinite: number;
+  zeros: number;
+}
+
+export interface Histogram {
+  /** lower edge of the first bin, upper edge of the last */
+  min: number;
+  max: number;
+  /** bin counts, equal widths over [min, max] (the max falls into the last bin) */
+  bins: number[];
+}
+
+export function valueStats(data: ArrayLike<number>): ValueStats {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let sumSq = 0;
+  let finite = 0;
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (!Number.isFinite(v)) continue;
+    finite++;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (v === 0) zeros++;
+    sum += v;
+  }
+  const mean = finite ? sum / finite : NaN;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (Number.isFinite(v)) sumSq += (v - mean) * (v - mean);
+  }
+  return {
+    count: data.length,
+    min: finite ? min : NaN,
+    max: finite ? max : NaN,
+    mean,
+    std: finite ? Math.sqrt(sumSq / finite) : NaN,
+    nonFinite: data.length - finite,
+    zeros,
+  };
+}
+
+export function histogram(data: ArrayLike<number>, binCount = 32, stats: ValueStats = valueStats(data)): Histogram {
+  const bins = new Array<number>(binCount).fill(0);
+  const { min, max } = stats;
+  if (!Number.isFinite(min)) return { min: NaN, max: NaN, bins };
+  const width = (max - min) / binCount;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (!Number.isFinite(v)) continue;
+    const b = width > 0 ? Math.min(binCount - 1, Math.floor((v - min) / width)) : 0;
+    bins[b]!++;
+  }
+  return { min, max, bins };
+}
