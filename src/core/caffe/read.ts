@@ -83,6 +83,12 @@ export function readCaffemodel(bytes: Uint8Array, file: string): CaffeFile {
   };
 }
 
+/** A NetParameter already parsed (e.g. a solver's inline net_param), upgraded like a file. */
+export function readNetMessage(net: ProtoMessage, file: string): CaffeFile {
+  const up = upgradeNet(net, file);
+  return { file, encoding: 'text', version: up.version, original: net, net: up.net, layerSources: up.layerSources, steps: up.steps, diagnostics: up.diagnostics };
+}
+
 /** A solver file (SolverParameter) and the net it names. */
 export interface CaffeSolver {
   file: string;
