@@ -155,8 +155,6 @@ class Decoder {
       const msgType = messageTypeOf(field);
       if (msgType) {
         if (wire !== 2) this.wrongWire(field, wire, keyAt);
-        const len = this.length(end, `message field '${field.name}'`);
-        const stop = this.pos + len;
         if (field.repeated) {
           let arr = into[field.name] as ProtoMessage[] | undefined;
           if (!arr) {
@@ -165,19 +163,24 @@ class Decoder {
           }
           if (layerOffsets && this.depth === 1 && (field.name === 'layer' || field.name === 'layers')) layerOffsets[field.name].push(keyAt);
           this.path.push({ name: field.name, index: arr.length });
+          const len = this.length(end, `message field '${field.name}'`);
+          const stop = this.pos + len;
           const m: ProtoMessage = {};
           arr.push(m);
           this.decode(msgType, stop, m);
+          if (this.pos !== stop) this.fail('corrupt', `message field '${field.name}' does not end where its length says`, this.pos);
           this.path.pop();
         } else {
           const existing = into[field.name];
           const m: ProtoMessage = isMessage(existing) ? existing : {};
           into[field.name] = m;
           this.path.push({ name: field.name, index: -1 });
+          const len = this.length(end, `message field '${field.name}'`);
+          const stop = this.pos + len;
           this.decode(msgType, stop, m);
+          if (this.pos !== stop) this.fail('corrupt', `message field '${field.name}' does not end where its length says`, this.pos);
           this.path.pop();
         }
-        if (this.pos !== stop) this.fail('corrupt', `message field '${field.name}' does not end where its length says`, this.pos);
         continue;
       }
       const scalarWire = enumOf(field) ? 0 : WIRE_OF_TYPE[field.type];
