@@ -50,6 +50,7 @@ export function readPrototxt(bytes: Uint8Array | string, file: string): CaffeFil
   const up = upgradeNet(net, file, {
     layerSources: { layer: messages(net, 'layer').map(at), layers: messages(net, 'layers').map(at) },
     inputSource: inputPos ? { line: inputPos.line, column: inputPos.column } : {},
+    netSource: at(messages(net, 'layers')[0] ?? messages(net, 'layer')[0]),
   });
   return {
     file,
@@ -70,6 +71,7 @@ export function readCaffemodel(bytes: Uint8Array, file: string): CaffeFile {
   const off = (o: number): SourceLocation => ({ offset: o });
   const up = upgradeNet(net, file, {
     layerSources: { layer: decoded.layerOffsets.layer.map(off), layers: decoded.layerOffsets.layers.map(off) },
+    netSource: off(decoded.layerOffsets.layers[0] ?? 0),
   });
   return {
     file,

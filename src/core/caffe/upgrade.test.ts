@@ -75,7 +75,7 @@ layers { layer { name: "drop" type: "dropout" dropout_ratio: 0.25 } bottom: "con
     expect(r.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/unknown parameter num_output for layer type relu/)]);
     expect(r.diagnostics[0]).toMatchObject({ severity: 'warning', line: 2, column: 8 });
     expect(() => readPrototxt('layers { layer { name: "q" type: "quux" } }', 'u.prototxt')).toThrow(/unknown V0 layer type 'quux'/);
-    expect(() => readPrototxt('layers { name: "a" type: RELU }\nlayer { name: "b" type: "ReLU" }', 'm.prototxt')).toThrow(FormatError);
+    expect(() => readPrototxt('layers { name: "a" type: RELU }\nlayer { name: "b" type: "ReLU" }', 'm.prototxt')).toThrow(/m.prototxt: line 1:8: the net has both 'layer'/);
   });
 
   it('moves V1 data-layer transformation fields, maps every V1 per-blob setting, and fixes BatchNorm params', () => {

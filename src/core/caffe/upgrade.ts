@@ -315,6 +315,8 @@ export interface UpgradeOptions {
   layerSources?: { layer: SourceLocation[]; layers: SourceLocation[] };
   /** where the net's `input` field was written */
   inputSource?: SourceLocation;
+  /** where net-level problems point (the first layer entry) */
+  netSource?: SourceLocation;
   /** what nvdla_compiler sees, for the notice (it ignores V0/V1 `layers` without a word) */
   nvdlaNotice?: boolean;
 }
@@ -322,7 +324,7 @@ export interface UpgradeOptions {
 /** Upgrades a NetParameter in place order as Caffe's UpgradeNetAsNeeded; `net` itself is not modified. */
 export function upgradeNet(input: ProtoMessage, file: string, options: UpgradeOptions = {}): UpgradeResult {
   const version = detectVersion(input);
-  const u = new Upgrader(file, {});
+  const u = new Upgrader(file, options.netSource ?? {});
   const steps: UpgradeStep[] = [];
   let net: ProtoMessage = { ...input };
   let sources = version === 'V2' ? (options.layerSources?.layer ?? []) : (options.layerSources?.layers ?? []);

@@ -9,8 +9,9 @@
  * deconvolution weights [in, out/group, kh, kw], inner-product weights [N, K] (or [K, N] when
  * `transpose`). Outputs are new arrays; inputs are never written.
  *
- * `referenceKernels` is plain TypeScript written for clarity first (direct loops, no im2col);
- * sums are accumulated in float32 arrays, as Caffe's float BLAS does.
+ * `referenceKernels` is plain TypeScript written for clarity first (direct loops, no im2col):
+ * convolution sums accumulate in the float32 output, as Caffe's float BLAS does; inner products
+ * accumulate each dot product in a double and round once.
  */
 
 export interface Conv2dParams {

@@ -86,5 +86,11 @@ layer { name: "c" type: "Sigmoid" bottom: "b" top: "c" }`);
     expect(runProblems(odd)).toEqual(["layer 'n': type 'Normalize' has no forward pass"]);
     const ok = netFromText(`${inputHeader([1, 2])}\nlayer { name: "r" type: "ReLU" bottom: "data" top: "x" }`);
     await expect(runForward(ok, { inputs: { data: new Float32Array(3) } })).rejects.toBeInstanceOf(FormatError);
+    // hostile sizes are refused before anything is allocated
+    const huge = netFromText(`${inputHeader([100000, 100000, 100])}\nlayer { name: "r" type: "ReLU" bottom: "data" top: "x" }`);
+    expect(runProblems(huge)).toEqual([
+      "blob 'data' would hold 1000000000000 values, more than the 268435456 a run allocates for one blob",
+      "blob 'x' would hold 1000000000000 values, more than the 268435456 a run allocates for one blob",
+    ]);
   });
 });

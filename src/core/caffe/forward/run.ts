@@ -15,6 +15,9 @@ import { ForwardError, hasForward, LAYER_FORWARD } from './layers';
 import { valueStats, type ValueStats } from './stats';
 import { elementCount, type Tensor } from './tensor';
 
+/** Largest blob a run allocates (2^28 float32 values = 1 GiB). */
+export const MAX_BLOB_VALUES = 2 ** 28;
+
 export interface RunProgress {
   /** layers done so far (1-based after the first layer) */
   done: number;
@@ -63,7 +66,7 @@ function problem(file: string, message: string, layer?: NetLayer): FormatError {
   return new FormatError({ kind: 'unsupported', file, message, ...(layer?.source ?? {}) });
 }
 
-/** Why `net` cannot run, or null when it can (all shapes known, every type has a kernel, weights present). */
+/** Why `net` cannot run (empty when it can: shapes known, a kernel for every type, weights present, sizes sane). */
 export function runProblems(net: CaffeNet): string[] {
   const out: string[] = [];
   for (const l of net.layers) {
@@ -72,6 +75,9 @@ export function runProblems(net: CaffeNet): string[] {
     else if (l.shapeProblem) out.push(`layer '${l.name}': ${l.shapeProblem}`);
   }
   for (const name of layersWithoutWeights(net)) out.push(`layer '${name}' has no weights`);
+  for (const b of net.blobs) {
+    if (b.shape && elementCount(b.shape) > MAX_BLOB_VALUES) out.push(`blob '${b.name}' would hold ${elementCount(b.shape)} values, more than the ${MAX_BLOB_VALUES} a run allocates for one blob`);
+  }
   if (net.inputs.length === 0) out.push('the net has no Input layer (nor legacy input fields) to feed');
   return out;
 }
