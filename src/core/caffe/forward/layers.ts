@@ -149,21 +149,37 @@ function lrn(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
     }
     return [tensor(x!.shape.slice(), out)];
   }
-  // ACROSS_CHANNELS: scale = k + alpha/size * sum of squares over the channel window
+  // ACROSS_CHANNELS: scale = k + alpha/size * sum of squares over the channel window, kept as a
+  // running sum over channels (Caffe adds the head channel and subtracts the tail one)
   const aOverN = alpha / size;
-  const scale = new Float64Array(plane);
+  const sum = new Float64Array(plane);
   for (let ni = 0; ni < n; ni++) {
     const nb = ni * c * plane;
+    sum.fill(0);
+    for (let cj = 0; cj < Math.min(pre, c); cj++) {
+      const b = nb + cj * plane;
+      for (let i = 0; i < plane; i++) sum[i]! += src[b + i]! * src[b + i]!;
+    }
     for (let ci = 0; ci < c; ci++) {
-      scale.fill(0);
-      const lo = Math.max(0, ci - pre);
-      const hi = Math.min(c - 1, ci + pre);
-      for (let cj = lo; cj <= hi; cj++) {
-        const b = nb + cj * plane;
-        for (let i = 0; i < plane; i++) scale[i]! += src[b + i]! * src[b + i]!;
+      const head = ci + pre;
+      if (head < c) {
+        const b = nb + head * plane;
+        for (let i = 0; i < plane; i++) sum[i]! += src[b + i]! * src[b + i]!;
+      }
+      const tail = ci - pre - 1;
+      if (tail >= 0) {
+        const b = nb + tail * plane;
+        for (let i = 0; i < plane; i++) sum[i]! -= src[b + i]! * src[b + i]!;
       }
       const b = nb + ci * plane;
-      for (let i = 0; i < plane; i++) out[b + i] = src[b + i]! * Math.pow(k + aOverN * scale[i]!, -beta);
+      if (beta === 0.75) {
+        // x^-0.75 = 1 / (sqrt(x) * sqrt(sqrt(x))): the common case, without Math.pow
+        for (let i = 0; i < plane; i++) {
+          const v = k + aOverN * sum[i]!;
+          const r = Math.sqrt(v);
+          out[b + i] = src[b + i]! / (r * Math.sqrt(r));
+        }
+      } else for (let i = 0; i < plane; i++) out[b + i] = src[b + i]! * Math.pow(k + aOverN * sum[i]!, -beta);
     }
   }
   return [tensor(x!.shape.slice(), out)];
@@ -467,7 +483,12 @@ export const LAYER_FORWARD: Record<string, LayerForward> = {
   PReLU: prelu,
   ReLU: (c, [x]) => {
     const slope = getNumber(p(c, 'relu_param'), 'ReLUParameter', 'negative_slope');
-    return map(x!, (v) => Math.max(v, 0) + slope * Math.min(v, 0));
+    const src = x!.data;
+    const out = new Float32Array(src.length);
+    // NaN passes through, as with Caffe's max(x, 0) + slope * min(x, 0)
+    if (slope === 0) for (let i = 0; i < src.length; i++) out[i] = src[i]! < 0 ? 0 : src[i]!;
+    else for (let i = 0; i < src.length; i++) out[i] = src[i]! < 0 ? slope * src[i]! : src[i]!;
+    return [tensor(x!.shape.slice(), out)];
   },
   Sigmoid: (_c, [x]) => map(x!, sigmoid),
   TanH: (_c, [x]) => map(x!, Math.tanh),
