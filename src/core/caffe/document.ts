@@ -6,7 +6,7 @@
 import type { DocumentFormat, NodeDetails, OpenedDocument, SourceFile } from '../document';
 import type { Graph, GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
-import { histogram, valueStats, type Histogram, type ValueStats } from './forward/stats';
+import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
 import { detectCaffe, openCaffeModel, type CaffeModel, type CaffeOpenOptions } from './model';
 import { parameterCount, type CaffeNet } from './net';
@@ -131,19 +131,19 @@ export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTens
   if (!blob?.values) {
     return { ...base, name, shape, typeString: shapeLabel(shape), constant: false, byteLength: 0, values: null, note: 'no weights: the layer has no blob here (open a .caffemodel with the net)', stats: null, histogram: null, source: 'missing' };
   }
-  const data = blob.values.toFloat32();
-  const stats = valueStats(data);
+  const values = blob.values;
+  const { stats, histogram, first } = streamedStats((f) => values.forEachChunk(f), HISTOGRAM_BINS, FIRST_VALUES);
   return {
     ...base,
     name,
     shape,
     typeString: shapeLabel(shape),
     constant: true,
-    byteLength: blob.values.byteLength,
-    values: { first: Array.from(data.subarray(0, FIRST_VALUES)), count: data.length, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null },
-    note: blob.values.kind === 'float' ? null : `stored as ${blob.values.kind} values`,
+    byteLength: values.byteLength,
+    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null },
+    note: values.kind === 'float' ? null : `stored as ${values.kind} values`,
     stats,
-    histogram: histogram(data, HISTOGRAM_BINS, stats),
+    histogram,
     source: blob.origin === 'weights' ? `weights file ${model.weightsFile?.file ?? ''}` : blob.origin === 'file' ? `net file ${model.netFile.file}` : 'generated',
   };
 }

@@ -51,7 +51,8 @@ export class BlobValues {
 
   /**
    * The values as float32. A single float segment at a 4-byte-aligned offset is a zero-copy
-   * view into the file; anything else is decoded into a new array (kept for later calls).
+   * view into the file (kept); anything else is decoded into a new array each call, so a
+   * 400 MB weight looked at once is not held twice.
    */
   toFloat32(): Float32Array {
     if (this.cached) return this.cached;
@@ -60,6 +61,43 @@ export class BlobValues {
       this.cached = new Float32Array(only.buffer, only.byteOffset, only.byteLength / 4);
       return this.cached;
     }
+    return this.decodeAll();
+  }
+
+  /** Calls `f` with the values in order, a chunk at a time, without holding a decoded copy. */
+  forEachChunk(f: (chunk: Float32Array) => void, chunkValues = 1 << 16): void {
+    if (this.cached || (this.segments.length === 1 && this.kind === 'float' && this.segments[0] instanceof Uint8Array && this.segments[0].byteOffset % 4 === 0)) {
+      const all = this.toFloat32();
+      for (let i = 0; i < all.length; i += chunkValues) f(all.subarray(i, Math.min(all.length, i + chunkValues)));
+      return;
+    }
+    const buf = new Float32Array(chunkValues);
+    let n = 0;
+    const push = (v: number) => {
+      buf[n++] = v;
+      if (n === chunkValues) {
+        f(buf);
+        n = 0;
+      }
+    };
+    for (const s of this.segments) {
+      if (s instanceof Float64Array) {
+        for (let i = 0; i < s.length; i++) push(s[i]!);
+        continue;
+      }
+      const dv = new DataView(s.buffer, s.byteOffset, s.byteLength);
+      if (this.kind === 'float') for (let i = 0; i + 4 <= s.byteLength; i += 4) push(dv.getFloat32(i, true));
+      else if (this.kind === 'double') for (let i = 0; i + 8 <= s.byteLength; i += 8) push(dv.getFloat64(i, true));
+      else {
+        const tmp = new Float32Array(s.length);
+        const k = decodeHalfSegment(s, tmp, 0);
+        for (let i = 0; i < k; i++) push(tmp[i]!);
+      }
+    }
+    if (n > 0) f(buf.subarray(0, n));
+  }
+
+  private decodeAll(): Float32Array {
     const out = new Float32Array(this.count);
     let o = 0;
     for (const s of this.segments) {
@@ -73,7 +111,6 @@ export class BlobValues {
       else if (this.kind === 'double') for (let i = 0; i + 8 <= s.byteLength; i += 8) out[o++] = dv.getFloat64(i, true);
       else o = decodeHalfSegment(s, out, o);
     }
-    this.cached = out;
     return out;
   }
 }

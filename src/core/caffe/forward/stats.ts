@@ -63,3 +63,51 @@ export function histogram(data: ArrayLike<number>, binCount = 32, stats: ValueSt
   }
   return { min, max, bins };
 }
+
+/** Stats, histogram and the first values of a long sequence given in chunks (two passes). */
+export function streamedStats(each: (f: (chunk: Float32Array) => void) => void, binCount: number, firstCount: number): { stats: ValueStats; histogram: Histogram; first: number[] } {
+  let count = 0;
+  let finite = 0;
+  let zeros = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let mean = 0;
+  let m2 = 0;
+  const first: number[] = [];
+  each((c) => {
+    for (let i = 0; i < c.length; i++) {
+      const v = c[i]!;
+      if (first.length < firstCount) first.push(v);
+      count++;
+      if (!Number.isFinite(v)) continue;
+      finite++;
+      if (v === 0) zeros++;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      const d = v - mean;
+      mean += d / finite;
+      m2 += d * (v - mean);
+    }
+  });
+  const stats: ValueStats = {
+    count,
+    min: finite ? min : NaN,
+    max: finite ? max : NaN,
+    mean: finite ? mean : NaN,
+    std: finite ? Math.sqrt(m2 / finite) : NaN,
+    nonFinite: count - finite,
+    zeros,
+  };
+  const bins = new Array<number>(binCount).fill(0);
+  if (finite) {
+    const width = (max - min) / binCount;
+    each((c) => {
+      for (let i = 0; i < c.length; i++) {
+        const v = c[i]!;
+        if (!Number.isFinite(v)) continue;
+        bins[width > 0 ? Math.min(binCount - 1, Math.floor((v - min) / width)) : 0]!++;
+      }
+    });
+  }
+  return { stats, histogram: { min: stats.min, max: stats.max, bins }, first };
+}
