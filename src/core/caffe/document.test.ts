@@ -81,7 +81,8 @@ describe('Caffe document', () => {
     const doc = openCaffeDocument([file('resnet-50/ResNet-50-deploy.prototxt')]);
     const folded = doc.graph(GRAPH_FOLDED);
     const conv1 = folded.nodes.find((n) => n.name === 'conv1')!;
-    expect(conv1.attributes.filter((a) => a.name === 'in-place').map((a) => a.value)).toEqual(['BatchNorm bn_conv1', 'Scale scale_conv1', 'ReLU conv1_relu']);
+    expect(conv1.attributes.filter((a) => a.name === 'inplace').map((a) => a.value)).toEqual(['bn_conv1', 'scale_conv1', 'conv1_relu']);
+    expect(conv1.attributes.filter((a) => a.name.endsWith('.type')).map((a) => a.value)).toEqual(['BatchNorm', 'Scale', 'ReLU']);
     expect(conv1.inputs.map((p) => p.name)).toEqual(['input', 'weights', 'bias', 'bn_conv1.mean', 'bn_conv1.variance', 'bn_conv1.moving average factor', 'scale_conv1.scale', 'scale_conv1.bias']);
     expect(folded.nodes.some((n) => n.type === 'BatchNorm')).toBe(false);
     const layers = doc.graph(GRAPH_LAYERS);
@@ -106,6 +107,8 @@ describe('Caffe document', () => {
     expect(names('[Pooling] global_pooling=true')).toEqual([]);
     expect(names('10,1024,7,7').length).toBeGreaterThan(0);
     expect(names('/^inception_5b\\/output$/')).toEqual(['inception_5b/output', 'pool5/7x7_s1']);
+    // a layer folded into its producer's box is found through its in-place attribute
+    expect(names('inplace=conv1/relu_7x7')).toEqual(['conv1/7x7_s2']);
     const layersGraph = doc.graph(GRAPH_LAYERS);
     const li = buildFindIndex(layersGraph);
     expect(find(li, '"conv1/relu_7x7"').results.map((r) => layersGraph.nodes[r.node]!.type)).toEqual(['ReLU']);

@@ -143,7 +143,9 @@ export function buildGraph(model: CaffeModel, graphId: string): GraphLayers {
       nodeLayers[host]!.push(l.index);
       node.inputs.push(...weightPorts(l, `${l.name}.`));
       node.outputs = [blobPort('output', l.tops[0]!)];
-      node.attributes.push({ name: 'in-place', value: `${l.type} ${l.name}`, type: 'layer' });
+      // `inplace=relu1` finds the box a layer was folded into
+      node.attributes.push({ name: 'inplace', value: l.name, type: 'layer' });
+      node.attributes.push({ name: `${l.name}.type`, value: l.type, type: 'string' });
       for (const a of layerAttributes(l.param)) node.attributes.push({ ...a, name: `${l.name}.${a.name}` });
       nodeOfLayer[l.index] = host;
       continue;

@@ -91,6 +91,8 @@ describe('forward pass per layer type (hand-computed values)', () => {
     // MAX with padding ignores the padding (-FLT_MAX start)
     const [mp] = await run('type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 pad: 1 }', [[[1, 1, 2, 2], [-5, -6, -7, -8]]]);
     expect(mp).toEqual({ shape: [1, 1, 2, 2], values: [-5, -6, -7, -8] });
+    const withMask = await run('type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }', [[[1, 1, 4, 4], x]], [], ['out', 'mask']);
+    expect(withMask[1]).toEqual({ shape: [1, 1, 2, 2], values: [5, 7, 13, 15] });
     const [g] = await run('type: "Pooling" pooling_param { pool: AVE global_pooling: true }', [[[1, 2, 2, 2], [1, 2, 3, 4, 10, 20, 30, 40]]]);
     expect(g).toEqual({ shape: [1, 2, 1, 1], values: [2.5, 25] });
   });

@@ -67,6 +67,9 @@ function pooling(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   const { pooledH, pooledW, kernelH, kernelW, strideH, strideW, padH, padW } = g;
   const out = new Float32Array(n * c * pooledH * pooledW);
   const src = x!.data;
+  // a second top holds the argmax index within the plane (Caffe's top mask), MAX only
+  const mask = ctx.topShapes.length > 1 ? new Float32Array(out.length) : null;
+  if (mask && g.method !== 'MAX') throw new ForwardError('a second (mask) top is produced only by MAX pooling');
   if (g.method === 'MAX') {
     for (let nc = 0; nc < n * c; nc++) {
       const ib = nc * h * w;
@@ -80,8 +83,15 @@ function pooling(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
           const we = Math.min(ws + kernelW, w);
           ws = Math.max(ws, 0);
           let m = -3.4028234663852886e38; // -FLT_MAX, as Caffe starts
-          for (let y = hs; y < he; y++) for (let xx = ws; xx < we; xx++) if (src[ib + y * w + xx]! > m) m = src[ib + y * w + xx]!;
+          let at = -1;
+          for (let y = hs; y < he; y++)
+            for (let xx = ws; xx < we; xx++)
+              if (src[ib + y * w + xx]! > m) {
+                m = src[ib + y * w + xx]!;
+                at = y * w + xx;
+              }
           out[ob + ph * pooledW + pw] = m;
+          if (mask) mask[ob + ph * pooledW + pw] = at;
         }
       }
     }
@@ -110,7 +120,8 @@ function pooling(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   } else {
     throw new ForwardError(`pooling method ${g.method} has no forward pass (Caffe's CPU forward does not implement STOCHASTIC either)`);
   }
-  return [tensor([n, c, pooledH, pooledW], out)];
+  const shape = [n, c, pooledH, pooledW];
+  return mask ? [tensor(shape, out), tensor(shape.slice(), mask)] : [tensor(shape, out)];
 }
 
 function lrn(ctx: LayerContext, [x]: Tensor[]): Tensor[] {

@@ -118,6 +118,7 @@ export async function runForward(net: CaffeNet, options: RunOptions): Promise<Ru
         throw e;
       }
     }
+    if (tops.length < layer.tops.length) throw problem(file, `layer '${layer.name}' (${layer.type}) produced ${tops.length} outputs for its ${layer.tops.length} tops`, layer);
     const ms = now() - t0;
     const topStats: LayerRunStats['tops'] = [];
     layer.tops.forEach((b, j) => {
