@@ -154,3 +154,58 @@ describe('Caffe document', () => {
     expect(v1.summary.properties.find((x) => x.name === 'format')!.value).toBe('Caffe V1 (prototxt)');
   });
 });
+
+describe('hostile input through the whole document', () => {
+  it('mutated caffemodel bytes beside a deploy net: a FormatError or a document whose graph and details build', async () => {
+    const fc = (await import('fast-check')).default;
+    const { FormatError } = await import('../errors');
+    const deploy = file('mtcnn/det1.prototxt');
+    const base = file('mtcnn/det1.caffemodel').bytes;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(base.length - 1), fc.nat(255)), { minLength: 1, maxLength: 6 }), (edits) => {
+        const b = base.slice();
+        for (const [i, v] of edits) b[i] = v;
+        for (const set of [[deploy, { name: 'det1.caffemodel', bytes: b }], [{ name: 'det1.caffemodel', bytes: b }]]) {
+          try {
+            const doc = openCaffeDocument(set);
+            doc.graph(GRAPH_FOLDED);
+            const g = doc.graph(GRAPH_LAYERS);
+            g.nodes.forEach((n, i) => {
+              doc.nodeDetails(GRAPH_LAYERS, i);
+              for (const p of n.inputs) if (p.constant !== undefined) doc.tensorDetails(GRAPH_LAYERS, p.tensor);
+            });
+          } catch (e) {
+            if (!(e instanceof FormatError)) throw e;
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('mutated prototxt text: a FormatError or a document whose graph builds', async () => {
+    const fc = (await import('fast-check')).default;
+    const { FormatError } = await import('../errors');
+    const base = readFileSync(dir + 'squeezenet-v1.1/deploy.prototxt', 'utf8');
+    const tokens = ['dim: 0', 'dim: -3', 'dim: 99999999', 'kernel_size: 0', 'group: 7', 'stride: 0', 'top: "data"', 'bottom: "nope"', 'axis: -9', 'num_output: 0', 'pad: 50', '}', '{', 'global_pooling: true', 'type: "Slice"', 'type: "Eltwise"', 'type: "Reshape"'];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(base.length), fc.constantFrom(...tokens)), { minLength: 1, maxLength: 4 }), (edits) => {
+        let t = base;
+        for (const [at, tok] of edits) {
+          const nl = t.indexOf('\n', at);
+          const p = nl < 0 ? t.length : nl;
+          t = `${t.slice(0, p)}\n${tok}${t.slice(p)}`;
+        }
+        try {
+          const doc = openCaffeDocument([{ name: 'm.prototxt', bytes: new TextEncoder().encode(t) }]);
+          doc.graph(GRAPH_FOLDED);
+          doc.graph(GRAPH_LAYERS);
+          expect(doc.summary.format).toBe('caffe');
+        } catch (e) {
+          if (!(e instanceof FormatError)) throw e;
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -71,7 +71,8 @@ export class BlobValues {
       for (let i = 0; i < all.length; i += chunkValues) f(all.subarray(i, Math.min(all.length, i + chunkValues)));
       return;
     }
-    const buf = new Float32Array(chunkValues);
+    const buf = new Float32Array(Math.max(1, Math.min(chunkValues, this.count)));
+    chunkValues = buf.length;
     let n = 0;
     const push = (v: number) => {
       buf[n++] = v;
