@@ -50,6 +50,33 @@ describe('merge of deploy + weights (CopyTrainedLayersFrom)', () => {
   });
 });
 
+describe('file sets', () => {
+  it('a solver opens the net it names (looked up beside it) and the weights', () => {
+    const solver = { name: 'lenet_solver.prototxt', bytes: new TextEncoder().encode('net: "examples/mnist/lenet_train_test.prototxt"\nbase_lr: 0.01\n') };
+    const m = openCaffeModel([solver, file('lenet/lenet_train_test.prototxt'), file('lenet/lenet_iter_10000.caffemodel')]);
+    expect(m.solverFile).toBe('lenet_solver.prototxt');
+    expect(m.netFile.file).toBe('lenet_train_test.prototxt');
+    expect(m.net.layers.map((l) => l.name)).toEqual(['mnist', 'conv1', 'pool1', 'conv2', 'pool2', 'ip1', 'relu1', 'ip2', 'accuracy', 'loss']);
+    expect(m.transform).toEqual({ layer: 'mnist', scale: 0.00390625 });
+    expect(() => openCaffeModel([solver])).toThrow(/lenet_solver.prototxt: this is a solver file; its net 'examples\/mnist\/lenet_train_test.prototxt' was not among the files opened/);
+  });
+
+  it('a deploy beside its train_test takes the input transform defaults from it', () => {
+    const m = openCaffeModel([file('lenet/lenet.prototxt'), file('lenet/lenet_train_test.prototxt'), file('lenet/lenet_iter_10000.caffemodel')]);
+    expect(m.netFile.file).toBe('lenet.prototxt');
+    expect(m.transform).toEqual({ layer: 'mnist', scale: 0.00390625 });
+    expect(m.merge!.rows.filter((r) => r.status === 'matched').length).toBe(4);
+  });
+
+  it('a V1 caffemodel alone opens upgraded, with its training net', () => {
+    const doc = openCaffeDocument([file('cifar10-quick/cifar10_quick_iter_5000.caffemodel')], { phase: 'TRAIN' });
+    expect(doc.caffe().netFile).toMatchObject({ encoding: 'binary', version: 'V1' });
+    expect(doc.caffe().steps.map((s) => s.id)).toEqual(['V1->V2']);
+    expect(doc.graph(GRAPH_LAYERS).nodes.map((n) => n.type).slice(0, 3)).toEqual(['Data', 'Convolution', 'Pooling']);
+    expect(doc.caffe().net.layers.find((l) => l.name === 'conv1')!.weights.map((w) => w.shape)).toEqual([[32, 3, 5, 5], [1, 1, 1, 32]]);
+  });
+});
+
 describe('Caffe document', () => {
   it('every fixture net opens as a document with a graph', () => {
     const unique = [...new Set([...readFileSync(dir + 'README.md', 'utf8').matchAll(/^\| `([\w./-]+\.prototxt)` \|/gm)].map((m) => m[1]!))];
