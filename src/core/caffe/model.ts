@@ -52,7 +52,7 @@ function baseName(path: string): string {
 }
 
 export function isCaffemodelName(name: string): boolean {
-  return /\.caffemodel(\.h5)?$/i.test(name) || /\.binaryproto$/i.test(name);
+  return /\.caffemodel$/i.test(name);
 }
 
 /** Whether the main file looks like a Caffe file (the format registry's detect). */
