@@ -9,6 +9,7 @@
  */
 import { unzipSync, zipSync } from 'fflate';
 import { FormatError } from '../errors';
+import { halfToFloat } from './proto';
 
 export interface NpyArray {
   shape: number[];
@@ -76,7 +77,7 @@ export function readNpy(bytes: Uint8Array, file: string): NpyArray {
     switch (code) {
       case 'f4': out[i] = body.getFloat32(o, true); break;
       case 'f8': out[i] = body.getFloat64(o, true); break;
-      case 'f2': out[i] = half(body.getUint16(o, true)); break;
+      case 'f2': out[i] = halfToFloat(body.getUint16(o, true)); break;
       case 'i1': out[i] = body.getInt8(o); break;
       case 'u1': case 'b1': out[i] = body.getUint8(o); break;
       case 'i2': out[i] = body.getInt16(o, true); break;
@@ -88,15 +89,6 @@ export function readNpy(bytes: Uint8Array, file: string): NpyArray {
     }
   }
   return { shape, data: out, dtype: descr };
-}
-
-function half(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 0x1f) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
 }
 
 /** A float32 `.npy` (format 1.0), as numpy.save writes it. */

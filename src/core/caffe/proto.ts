@@ -135,6 +135,7 @@ function decodeHalfSegment(bytes: Uint8Array, out: Float32Array, o: number): num
   return o;
 }
 
+/** The number an IEEE binary16 bit pattern holds (core/fp16.ts on main does the same; merge to it). */
 export function halfToFloat(h: number): number {
   const s = h & 0x8000 ? -1 : 1;
   const e = (h >> 10) & 0x1f;

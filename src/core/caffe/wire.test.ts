@@ -81,6 +81,16 @@ describe('caffemodel binary reader', () => {
     }
   });
 
+  it("reads ditcaffe's half_data (field 10: packed uint32 holding FP16 bits)", () => {
+    const halves = [0x3c00, 0xc000, 0x3800]; // 1, -2, 0.5
+    const body = ld(10, halves.flatMap((h) => varint(h)));
+    const file = new Uint8Array(ld(100, ld(7, body)));
+    const blob = ((decodeBinary(file, 'h').message.layer as ProtoMessage[])[0]!.blobs as ProtoMessage[])[0]!;
+    const v = blob.half_data as BlobValues;
+    expect(v.count).toBe(3);
+    expect(Array.from(v.toFloat32())).toEqual([1, -2, 0.5]);
+  });
+
   it('accepts repeated scalars packed and unpacked (BlobShape.dim, bottom)', () => {
     const shapePacked = ld(7, ld(1, [...varint(2), ...varint(300)]));
     const shapeUnpacked = ld(7, [...varint(8), ...varint(2), ...varint(8), ...varint(300)]);

@@ -16,7 +16,7 @@
  */
 import type protobuf from 'protobufjs/light.js';
 import { FormatError, type Diagnostic } from '../errors';
-import { BlobValues, isMessage, type BlobValueKind, type ProtoMessage, type ProtoScalar } from './proto';
+import { BlobValues, halfToFloat, isMessage, type BlobValueKind, type ProtoMessage, type ProtoScalar } from './proto';
 import { caffeType, enumOf, messageTypeOf } from './schema';
 
 const utf8 = new TextDecoder('utf-8');
@@ -258,7 +258,7 @@ class Decoder {
     let value: number;
     if (info.kind === 'half') {
       this.varint(end);
-      value = halfValue(this.lo & 0xffff);
+      value = halfToFloat(this.lo & 0xffff);
     } else {
       if (end - this.pos < size) this.fail('truncated', `a ${info.kind} value of '${info.name}' runs past the end`, this.pos);
       const dv = new DataView(this.bytes.buffer, this.bytes.byteOffset + this.pos, size);
@@ -359,15 +359,6 @@ class Decoder {
         return undefined;
     }
   }
-}
-
-function halfValue(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 0x1f) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
 }
 
 function int64Value(lo: number, hi: number, signed: boolean): number | string {
