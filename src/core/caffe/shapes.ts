@@ -284,7 +284,7 @@ const RULES: Record<string, Rule> = {
     if (getNumber(p, 'LRNParameter', 'local_size') % 2 !== 1) fail('LRN supports only odd values of local_size');
     return same(l, b, 1);
   }),
-  BatchNorm: one((l, b) => {
+  BatchNorm: one((_l, b) => {
     const input = b[0]!;
     const c = input.length === 1 ? 1 : input[1]!;
     return {
@@ -367,7 +367,7 @@ const RULES: Record<string, Rule> = {
     return { tops: sizes.map((s) => input.map((d, i) => (i === axis ? s : d))), params: [] };
   }),
   Split: one((_l, b, tops) => ({ tops: Array.from({ length: tops }, () => b[0]!.slice()), params: [] })),
-  Silence: (_l, _b) => ({ tops: [], params: [] }),
+  Silence: () => ({ tops: [], params: [] }),
   Flatten: one((l, b) => {
     const p = param(l, 'flatten_param');
     const input = b[0]!;

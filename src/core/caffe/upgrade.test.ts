@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FormatError } from '../errors';
 import { filterNet } from './phase';
 import { printTextProto } from './print';
 import { messages, type ProtoMessage } from './proto';

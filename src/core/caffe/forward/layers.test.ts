@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inputHeader, netFromText } from '../testing';
+import { netFromText } from '../testing';
 import { runForward } from './run';
 
 /** Runs `layer { name: "L" <body> }` on inputs data0..dataN (one input layer) and returns the tops. */
