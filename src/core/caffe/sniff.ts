@@ -1,0 +1,62 @@
+/**
+ * Which kind of Caffe file a set of bytes is, without the schema (caffe.md section 2.3):
+ * binary when the first 256 characters hold a NUL or another control character (Netron's rule),
+ * otherwise text; a text file is a net when its top-level fields include `layer` or `layers`,
+ * a solver when they include `net`, `train_net` or `net_param`.
+ */
+export type CaffeFileKind = 'binary' | 'net' | 'solver' | 'text';
+
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 256);
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i]!;
+    if (c < 9 || (c > 13 && c < 32) || c === 127) return true;
+  }
+  return false;
+}
+
+/** Top-level field names of a protobuf text (comments and strings skipped). */
+export function topLevelFields(text: string, limit = 1 << 20): Set<string> {
+  const names = new Set<string>();
+  let depth = 0;
+  const n = Math.min(text.length, limit);
+  let i = 0;
+  while (i < n) {
+    const c = text[i]!;
+    if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === '"' || c === "'") {
+      i++;
+      while (i < n && text[i] !== c && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (c === '{' || c === '<') {
+      depth++;
+      i++;
+    } else if (c === '}' || c === '>') {
+      depth--;
+      i++;
+    } else if (/[A-Za-z_]/.test(c)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(text[j]!)) j++;
+      if (depth === 0) {
+        let k = j;
+        while (k < n && /\s/.test(text[k]!)) k++;
+        if (text[k] === ':' || text[k] === '{' || text[k] === '<') names.add(text.slice(i, j));
+      }
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return names;
+}
+
+export function sniffCaffe(bytes: Uint8Array): CaffeFileKind {
+  if (looksBinary(bytes)) return 'binary';
+  const text = new TextDecoder('utf-8').decode(bytes.subarray(0, Math.min(bytes.length, 1 << 20)));
+  const fields = topLevelFields(text);
+  if (fields.has('layer') || fields.has('layers')) return 'net';
+  if (fields.has('net') || fields.has('train_net') || fields.has('net_param')) return 'solver';
+  return 'text';
+}
