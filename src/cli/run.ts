@@ -16,15 +16,16 @@ import { basename } from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { FormatError } from '../core/errors';
-import { imageToBlob, randomBlob, type ColorOrder, type RgbaImage } from '../core/caffe/input';
+import type { RgbaPixels, RunInputValue } from '../core/format';
 import { openCaffeModel } from '../core/caffe/model';
-import { readNpy, writeNpz } from '../core/caffe/npy';
-import { runForward, topK } from '../core/caffe/forward/run';
-import type { Phase } from '../core/caffe/phase';
-import type { Command } from './main';
-import { EXIT_OK, UsageError, parseArgs } from './io';
+import { writeNpz } from '../core/caffe/npy';
+import { runForward } from '../core/caffe/forward/run';
+import { classifierTop, feedInputs } from '../core/caffe/run-service';
+import type { Command } from './command';
+import { EXIT_OK, UsageError, parseOptions } from './io';
 
-function decodeImage(bytes: Uint8Array, file: string): RgbaImage {
+/** PNG (pngjs) or JPEG (jpeg-js) to RGBA pixels; the browser does the same with createImageBitmap. */
+export function decodeImage(bytes: Uint8Array, file: string): RgbaPixels {
   try {
     if (bytes[0] === 0x89 && bytes[1] === 0x50) {
       const png = PNG.sync.read(Buffer.from(bytes));
@@ -43,16 +44,31 @@ function decodeImage(bytes: Uint8Array, file: string): RgbaImage {
 function numberOption(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name} takes a number, not '${v}'`);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name} takes a number, not '${v}'`);
   return n;
 }
 
+const OPTIONS = {
+  caffemodel: { type: 'string' },
+  input: { type: 'string' },
+  seed: { type: 'string' },
+  scale: { type: 'string' },
+  mean: { type: 'string' },
+  color: { type: 'string' },
+  phase: { type: 'string' },
+  batch: { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 export const runCommand: Command = {
   name: 'run',
-  usage: 'npu-studio run NET.prototxt [--caffemodel W] [--input IMG.png|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--color bgr|rgb|gray] [--phase TEST|TRAIN] [--batch N] --out OUT.npz [--json]',
+  usage:
+    'npu-studio run NET.prototxt [--caffemodel W] [--input IMG.png|IMG.jpg|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--color bgr|rgb|gray] [--phase TEST|TRAIN] [--batch N] --out OUT.npz [--json]\n' +
+    '  a float32 forward pass of a Caffe net; every blob goes into OUT.npz (key = blob name, layer:<name> for an output a later in-place layer overwrote)',
   async run(argv, io) {
-    const { values, flags, positional } = parseArgs(argv, ['json'], ['caffemodel', 'input', 'seed', 'scale', 'mean', 'color', 'phase', 'batch', 'out']);
-    if (positional.length !== 1) throw new UsageError(positional.length ? 'takes exactly one net file' : 'needs a net (.prototxt, or a .caffemodel alone)');
+    const { values, positionals } = parseOptions(argv, OPTIONS);
+    if (positionals.length !== 1) throw new UsageError(positionals.length ? 'takes exactly one net file' : 'needs a net (.prototxt, or a .caffemodel alone)');
     if (values.out === undefined) throw new UsageError('needs --out OUT.npz');
     const phase = (values.phase ?? 'TEST').toUpperCase();
     if (phase !== 'TEST' && phase !== 'TRAIN') throw new UsageError(`--phase is TEST or TRAIN, not '${values.phase}'`);
@@ -61,42 +77,31 @@ export const runCommand: Command = {
     const seed = numberOption(values.seed, 'seed') ?? 1;
     const scale = numberOption(values.scale, 'scale');
     const batch = numberOption(values.batch, 'batch');
+    if (batch !== undefined && (!Number.isInteger(batch) || batch < 1)) throw new UsageError(`--batch is a whole number from 1, not '${values.batch}'`);
     const mean = values.mean?.split(',').map((m) => numberOption(m.trim(), 'mean')!);
-    const files = [{ name: basename(positional[0]!), bytes: new Uint8Array(readFileSync(positional[0]!)) }];
+    const files = [{ name: basename(positionals[0]!), bytes: new Uint8Array(readFileSync(positionals[0]!)) }];
     if (values.caffemodel) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readFileSync(values.caffemodel)) });
-    const model = openCaffeModel(files, { phase: phase as Phase, ...(batch !== undefined ? { batch } : {}) });
+    const model = openCaffeModel(files, { phase, ...(batch !== undefined ? { batch } : {}) });
     for (const d of model.diagnostics) if (d.severity !== 'info') io.err(`npu-studio run: ${d.file}: ${d.severity}: ${d.line !== undefined ? `line ${d.line}:${d.column}: ` : d.offset !== undefined ? `byte ${d.offset}: ` : ''}${d.message}\n`);
     const net = model.net;
-    const inputs: Record<string, Float32Array> = {};
-    net.inputs.forEach((b, i) => {
-      const blob = net.blobs[b]!;
-      const n = (blob.shape ?? []).reduce((a, d) => a * d, 1);
-      if (i === 0 && values.input) {
-        const file = basename(values.input);
-        const bytes = new Uint8Array(readFileSync(values.input));
-        if (bytes[0] === 0x93 && bytes[1] === 0x4e) {
-          const a = readNpy(bytes, file);
-          if (a.data.length !== n) throw new FormatError({ kind: 'semantic', file, message: `the array has shape [${a.shape.join(',')}] (${a.data.length} values); input '${blob.name}' is [${blob.shape!.join(',')}] (${n} values)` });
-          inputs[blob.name] = a.data;
-        } else {
-          const t = model.transform;
-          const tScale = scale ?? t?.scale;
-          const tMean = mean ?? t?.mean;
-          try {
-            inputs[blob.name] = imageToBlob(decodeImage(bytes, file), blob.shape!, { ...(color ? { color: color as ColorOrder } : {}), ...(tScale !== undefined ? { scale: tScale } : {}), ...(tMean ? { mean: tMean } : {}) });
-          } catch (e) {
-            if (e instanceof RangeError) throw new FormatError({ kind: 'semantic', file, message: e.message });
-            throw e;
-          }
-        }
-      } else inputs[blob.name] = randomBlob(n, seed + i);
-    });
-    const result = await runForward(net, { inputs, file: files[0]!.name, now: () => performance.now() });
+    const inputs: Record<string, RunInputValue> = {};
+    const first = net.inputs[0];
+    if (values.input && first !== undefined) {
+      const file = basename(values.input);
+      const bytes = new Uint8Array(readFileSync(values.input));
+      const name = net.blobs[first]!.name;
+      if (bytes[0] === 0x93 && bytes[1] === 0x4e) inputs[name] = { kind: 'array', file, bytes };
+      else {
+        const t = model.transform;
+        inputs[name] = { kind: 'image', file, pixels: decodeImage(bytes, file), scale: scale ?? t?.scale ?? 1, mean: mean ?? t?.mean ?? [0], ...(color ? { color } : {}) };
+      }
+    }
+    const fed = feedInputs(model, { inputs, seed });
+    const result = await runForward(net, { inputs: fed, file: files[0]!.name, now: () => performance.now() });
     writeFileSync(values.out, writeNpz(result.values));
     const outputs = result.outputs.map((k) => ({ name: k, shape: result.values.get(k)!.shape }));
-    const classifier = result.outputs.map((k) => result.values.get(k)!).find((t) => t.shape.length >= 2 && t.shape[1]! > 1 && t.shape.slice(2).every((d) => d === 1));
-    const top5 = classifier ? topK(classifier, 5)[0]! : null;
-    if (flags.has('json')) {
+    const top5 = classifierTop(result)[0]?.classes ?? null;
+    if (values.json === true) {
       io.out(JSON.stringify({ format: 'caffe', outputs, ...(top5 ? { top5: top5.map((t) => ({ class: t.index, score: t.score })) } : {}), blobs: result.values.size, kernels: result.kernels, ms: Math.round(result.totalMs) }) + '\n');
     } else {
       const lines = outputs.map((o) => `${o.name}: [${o.shape.join(',')}]`);

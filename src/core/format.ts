@@ -23,6 +23,7 @@ import type { SystraceAnalysis } from './systrace/model';
 import type { PreparedModel } from './partition/prepare';
 import type { Origins } from './origin/origins';
 import type { PassLog } from './optimize/optimize';
+import type { CaffeKernels } from './caffe/forward/heavy';
 
 export interface SourceFile {
   name: string;
@@ -113,12 +114,13 @@ export interface DocumentServices {
   optimize: OptimizeService;
   profile: ProfileService;
   inspect: InspectService;
+  run: RunService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document
@@ -134,11 +136,13 @@ export interface DocumentSummary extends ModelSummary {
   /** what the document can do; derived from its services by the registry */
   capabilities: Capability[];
   counts: DocumentCounts;
+  /** the settings it was read with that the user may change (re-opening the file set) */
+  options?: DocumentOption[];
 }
 
 /** What a format's `open` returns: its summary (without capabilities) and the services it offers. */
 export interface FormatDocument {
-  summary: ModelSummary & { counts: DocumentCounts };
+  summary: ModelSummary & { counts: DocumentCounts; options?: DocumentOption[] };
   diagnostics: Diagnostic[];
   services: Partial<DocumentServices>;
 }
@@ -153,7 +157,8 @@ export interface OpenedDocument {
 
 /** The module a format loads lazily (`load`): opens a file set it detected. */
 export interface FormatModule {
-  open(files: SourceFile[]): FormatDocument;
+  /** `options`: values for the `summary.options` the format offers (a format without options ignores them) */
+  open(files: SourceFile[], options?: OpenOptions): FormatDocument;
 }
 
 /** A format's registry entry: cheap to import (detect only), the rest loaded on first open. */
@@ -170,4 +175,139 @@ export interface FormatEntry {
 /** The summary with `capabilities` derived from the services present. */
 export function documentSummary(doc: FormatDocument): DocumentSummary {
   return { ...doc.summary, capabilities: CAPABILITIES.filter((c) => doc.services[c] !== undefined) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document options and the `run` capability (Caffe, issue 11).
+
+/**
+ * A setting a format reads its file set with and the user may change (Caffe: the phase of a
+ * train_test net, the batch). Changing one re-opens the file set with `OpenOptions`: the document
+ * is rebuilt, never patched, so every view sees one consistent state.
+ */
+export interface DocumentOption {
+  /** its key in `OpenOptions` (and the CLI's `--<name>`) */
+  name: string;
+  /** shown beside the control */
+  label: string;
+  /** 'choice': one of `choices`; 'int': a whole number in [min, max] */
+  kind: 'choice' | 'int';
+  choices?: string[];
+  min?: number;
+  max?: number;
+  /** the value the document was opened with */
+  value: string | number;
+  /** one sentence: what changing it does */
+  help: string;
+}
+
+/** Option values by name, as `open` takes them. */
+export type OpenOptions = Record<string, string | number>;
+
+/** Summary statistics of values (a blob after a run, a weight blob). NaN and infinities are counted apart. */
+export interface ValueSummary {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  nonFinite: number;
+  zeros: number;
+}
+
+/** One input a run feeds, with what an image needs to fill it. */
+export interface RunInputSpec {
+  name: string;
+  shape: number[];
+  /** the channel order an image gives it by default (gray for 1 channel, BGR for 3), or null when an image cannot feed it */
+  image: 'gray' | 'bgr' | null;
+}
+
+/** What a run needs and whether it can happen. */
+export interface RunPlan {
+  inputs: RunInputSpec[];
+  /** why the document cannot run as it is (empty when it can): unsupported layer types, missing weights, unknown shapes */
+  problems: string[];
+  /** defaults for image inputs (a train_test net's transform_param), and where they come from */
+  transform: { scale: number; mean: number[]; source: string } | null;
+}
+
+/** Decoded pixels (the host decodes PNG / JPEG: the browser with createImageBitmap, Node with pngjs / jpeg-js). */
+export interface RgbaPixels {
+  width: number;
+  height: number;
+  /** width * height * 4 bytes, row-major RGBA */
+  data: Uint8Array | Uint8ClampedArray;
+}
+
+/** The value of one input: an image (resized, channel order, `(pixel - mean[c]) * scale`), a `.npy` array, or seeded random values in [0, 1). */
+export type RunInputValue =
+  | { kind: 'image'; file: string; pixels: RgbaPixels; scale: number; mean: number[]; color?: 'gray' | 'bgr' | 'rgb' }
+  | { kind: 'array'; file: string; bytes: Uint8Array }
+  | { kind: 'random'; seed: number };
+
+export interface RunRequest {
+  /** by input name; an input not named gets seeded random values (seed `seed` + its index) */
+  inputs: Record<string, RunInputValue>;
+  /** default 1 */
+  seed?: number;
+}
+
+export interface RunProgressEvent {
+  /** layers done */
+  done: number;
+  total: number;
+  layer: string;
+  type: string;
+}
+
+export interface RunHooks {
+  /** after every layer; a returned Promise is awaited (a worker yields to its event loop there) */
+  onProgress?(p: RunProgressEvent): void | Promise<void>;
+  /** checked between layers: a cancelled run rejects with a FormatError of kind `cancelled` */
+  signal?: { readonly aborted: boolean };
+  /** the heavy layers' kernels (default: the plain TypeScript reference) */
+  kernels?: CaffeKernels;
+  /** a clock in ms (performance.now) */
+  now?(): number;
+}
+
+/** A run's answer: per-layer figures and the outputs; the values stay in the document (`blobSlice`). */
+export interface RunOutcome {
+  layers: { layer: string; type: string; ms: number; tops: { key: string; shape: number[]; stats: ValueSummary }[] }[];
+  outputs: { key: string; shape: number[] }[];
+  /** for each classifier output ([N, C] or [N, C, 1, 1], C > 1): the five best classes of item 0 */
+  top: { output: string; classes: { index: number; score: number }[] }[];
+  /** every value key, in net order (blob names; `layer:<name>` for a layer output a later in-place layer overwrote) */
+  keys: string[];
+  kernels: string;
+  ms: number;
+}
+
+/** One plane of a blob of the last run: channel `channel` of item `item` (the whole blob when it has no channel plane). */
+export interface BlobSlice {
+  key: string;
+  shape: number[];
+  item: number;
+  channel: number;
+  height: number;
+  width: number;
+  /** height * width values, row-major */
+  values: Float32Array;
+  /** of this plane */
+  min: number;
+  max: number;
+  /** of the whole blob */
+  stats: ValueSummary;
+  /** the blob's first values, row-major */
+  first: number[];
+}
+
+/** `run`: a float32 forward pass (the ground truth later compiled results are checked against). */
+export interface RunService {
+  plan(): RunPlan;
+  /** runs the net; the values of the last run are kept for `blobSlice` (a new run replaces them) */
+  run(request: RunRequest, hooks?: RunHooks): Promise<RunOutcome>;
+  /** a plane of a blob of the last run; a RangeError when there is no run or no such blob / plane */
+  blobSlice(key: string, item: number, channel: number): BlobSlice;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildFindIndex, find } from '../graph/find';
-import { caffeFormat, openCaffeDocument, type CaffeTensorDetails } from './document';
+import { openCaffeDocument, type CaffeTensorDetails } from './document';
+import { caffeFormat } from './format';
 import { GRAPH_FOLDED, GRAPH_LAYERS } from './graph';
 import { openCaffeModel } from './model';
 
@@ -72,7 +73,7 @@ describe('file sets', () => {
     const doc = openCaffeDocument([file('cifar10-quick/cifar10_quick_iter_5000.caffemodel')], { phase: 'TRAIN' });
     expect(doc.caffe().netFile).toMatchObject({ encoding: 'binary', version: 'V1' });
     expect(doc.caffe().steps.map((s) => s.id)).toEqual(['V1->V2']);
-    expect(doc.graph(GRAPH_LAYERS).nodes.map((n) => n.type).slice(0, 3)).toEqual(['Data', 'Convolution', 'Pooling']);
+    expect(doc.services.graph!.graph(GRAPH_LAYERS).nodes.map((n) => n.type).slice(0, 3)).toEqual(['Data', 'Convolution', 'Pooling']);
     expect(doc.caffe().net.layers.find((l) => l.name === 'conv1')!.weights.map((w) => w.shape)).toEqual([[32, 3, 5, 5], [1, 1, 1, 32]]);
   });
 });
@@ -84,7 +85,7 @@ describe('Caffe document', () => {
     const bad: string[] = [];
     for (const n of unique) {
       const doc = openCaffeDocument([file(n)]);
-      const g = doc.graph(GRAPH_FOLDED);
+      const g = doc.services.graph!.graph(GRAPH_FOLDED);
       if (g.nodes.length < 3 || doc.diagnostics.some((d) => d.severity === 'error')) bad.push(n);
     }
     expect(bad).toEqual([]);
@@ -96,7 +97,11 @@ describe('Caffe document', () => {
     expect(p['layer types']).toBe('Input 1, Convolution 2, Pooling 2, InnerProduct 2, ReLU 1, Softmax 1');
     expect(p.parameters).toBe('431080');
     // data 784 + conv1 11520 + pool1 2880 + conv2 3200 + pool2 800 + ip1 500 (relu1 in place) + ip2 10 + prob 10 floats
-    expect(p['activation memory']).toBe(`${(784 + 11520 + 2880 + 3200 + 800 + 500 + 10 + 10) * 4} bytes (float32, at this batch)`);
+    expect(p['activation memory']).toBe(`77.0 KiB (${(784 + 11520 + 2880 + 3200 + 800 + 500 + 10 + 10) * 4} bytes) (float32 blobs of one forward pass at batch 1)`);
+    const at4 = openCaffeDocument([file('lenet/lenet.prototxt')], { batch: 4 });
+    const p4 = Object.fromEntries(at4.summary.properties.map((x) => [x.name, x.value]));
+    expect(p4['activation memory']).toMatch(new RegExp(`\\(${(784 + 11520 + 2880 + 3200 + 800 + 500 + 10 + 10) * 16} bytes\\) .* at batch 4\\)$`));
+    expect(at4.summary.options).toEqual([expect.objectContaining({ name: 'batch', kind: 'int', value: 4 })]);
     expect(p.inputs).toBe('data float32[1,1,28,28]');
     expect(p.outputs).toBe('prob float32[1,10]');
     expect(p.weights).toMatch(/4 layers matched, 0 mismatched, 0 missing, 2 ignored/);
@@ -106,13 +111,13 @@ describe('Caffe document', () => {
 
   it('folds in-place layers into their producer, or shows them as nodes', () => {
     const doc = openCaffeDocument([file('resnet-50/ResNet-50-deploy.prototxt')]);
-    const folded = doc.graph(GRAPH_FOLDED);
+    const folded = doc.services.graph!.graph(GRAPH_FOLDED);
     const conv1 = folded.nodes.find((n) => n.name === 'conv1')!;
     expect(conv1.attributes.filter((a) => a.name === 'inplace').map((a) => a.value)).toEqual(['bn_conv1', 'scale_conv1', 'conv1_relu']);
     expect(conv1.attributes.filter((a) => a.name.endsWith('.type')).map((a) => a.value)).toEqual(['BatchNorm', 'Scale', 'ReLU']);
     expect(conv1.inputs.map((p) => p.name)).toEqual(['input', 'weights', 'bias', 'bn_conv1.mean', 'bn_conv1.variance', 'bn_conv1.moving average factor', 'scale_conv1.scale', 'scale_conv1.bias']);
     expect(folded.nodes.some((n) => n.type === 'BatchNorm')).toBe(false);
-    const layers = doc.graph(GRAPH_LAYERS);
+    const layers = doc.services.graph!.graph(GRAPH_LAYERS);
     expect(layers.nodes.filter((n) => n.type === 'BatchNorm').length).toBe(53);
     expect(layers.stats.nodes).toBe(228);
     // edges carry the blob shapes
@@ -124,7 +129,7 @@ describe('Caffe document', () => {
 
   it('find works as for circle: names, types, tensors, shapes, attributes', () => {
     const doc = openCaffeDocument([file('googlenet/deploy.prototxt')]);
-    const g = doc.graph(GRAPH_FOLDED);
+    const g = doc.services.graph!.graph(GRAPH_FOLDED);
     const idx = buildFindIndex(g);
     const names = (q: string) => find(idx, q).results.map((r) => g.nodes[r.node]!.name);
     // quoted: the whole name or a tensor name; pool1 reads the blob conv1/7x7_s2
@@ -136,16 +141,16 @@ describe('Caffe document', () => {
     expect(names('/^inception_5b\\/output$/')).toEqual(['inception_5b/output', 'pool5/7x7_s1']);
     // a layer folded into its producer's box is found through its in-place attribute
     expect(names('inplace=conv1/relu_7x7')).toEqual(['conv1/7x7_s2']);
-    const layersGraph = doc.graph(GRAPH_LAYERS);
+    const layersGraph = doc.services.graph!.graph(GRAPH_LAYERS);
     const li = buildFindIndex(layersGraph);
     expect(find(li, '"conv1/relu_7x7"').results.map((r) => layersGraph.nodes[r.node]!.type)).toEqual(['ReLU']);
   });
 
   it('node and tensor details: every parameter, weight shapes, first values, statistics and a histogram', () => {
     const doc = openCaffeDocument([file('lenet/lenet.prototxt'), file('lenet/lenet_iter_10000.caffemodel')]);
-    const g = doc.graph(GRAPH_FOLDED);
+    const g = doc.services.graph!.graph(GRAPH_FOLDED);
     const ni = g.nodes.findIndex((n) => n.name === 'conv1');
-    const d = doc.nodeDetails(GRAPH_FOLDED, ni);
+    const d = doc.services.graph!.nodeDetails(GRAPH_FOLDED, ni);
     expect(d.node.attributes.map((a) => `${a.name}=${a.value}`)).toEqual([
       'param[0].lr_mult=1', 'param[1].lr_mult=2', 'num_output=20', 'kernel_size=5', 'stride=1', 'weight_filler.type=xavier', 'bias_filler.type=constant',
     ]);
@@ -153,17 +158,17 @@ describe('Caffe document', () => {
       { name: 'layer', value: "Convolution 'conv1' (layer 1, line 8:7)" },
       { name: 'weights', value: '[20,1,5,5] [20] from the weights file' },
     ]);
-    const w = doc.tensorDetails(GRAPH_FOLDED, d.node.inputs[1]!.tensor) as CaffeTensorDetails;
+    const w = doc.services.graph!.tensorDetails(GRAPH_FOLDED, d.node.inputs[1]!.tensor) as CaffeTensorDetails;
     expect(w).toMatchObject({ name: 'conv1/weights', shape: [20, 1, 5, 5], constant: true, byteLength: 2000, source: 'weights file lenet_iter_10000.caffemodel' });
     expect(w.values!.first).toHaveLength(64);
     expect(w.values!.count).toBe(500);
     expect(w.histogram!.bins.reduce((a, b) => a + b, 0)).toBe(500);
     expect(w.stats!.std).toBeGreaterThan(0);
     expect(w.values!.min).toBe(Math.min(...(w.values!.first as number[]), w.values!.min));
-    const act = doc.tensorDetails(GRAPH_FOLDED, d.node.outputs[0]!.tensor) as CaffeTensorDetails;
+    const act = doc.services.graph!.tensorDetails(GRAPH_FOLDED, d.node.outputs[0]!.tensor) as CaffeTensorDetails;
     expect(act).toMatchObject({ name: 'conv1', shape: [64, 20, 24, 24], constant: false, values: null, source: 'activation' });
     const noWeights = openCaffeDocument([file('lenet/lenet.prototxt')]);
-    const t = noWeights.tensorDetails(GRAPH_FOLDED, noWeights.graph(GRAPH_FOLDED).nodes[1]!.inputs[1]!.tensor) as CaffeTensorDetails;
+    const t = noWeights.services.graph!.tensorDetails(GRAPH_FOLDED, noWeights.services.graph!.graph(GRAPH_FOLDED).nodes[1]!.inputs[1]!.tensor) as CaffeTensorDetails;
     expect(t).toMatchObject({ source: 'missing', values: null, shape: [20, 1, 5, 5] });
   });
 
@@ -195,11 +200,11 @@ describe('hostile input through the whole document', () => {
         for (const set of [[deploy, { name: 'det1.caffemodel', bytes: b }], [{ name: 'det1.caffemodel', bytes: b }]]) {
           try {
             const doc = openCaffeDocument(set);
-            doc.graph(GRAPH_FOLDED);
-            const g = doc.graph(GRAPH_LAYERS);
+            doc.services.graph!.graph(GRAPH_FOLDED);
+            const g = doc.services.graph!.graph(GRAPH_LAYERS);
             g.nodes.forEach((n, i) => {
-              doc.nodeDetails(GRAPH_LAYERS, i);
-              for (const p of n.inputs) if (p.constant !== undefined) doc.tensorDetails(GRAPH_LAYERS, p.tensor);
+              doc.services.graph!.nodeDetails(GRAPH_LAYERS, i);
+              for (const p of n.inputs) if (p.constant !== undefined) doc.services.graph!.tensorDetails(GRAPH_LAYERS, p.tensor);
             });
           } catch (e) {
             if (!(e instanceof FormatError)) throw e;
@@ -225,8 +230,8 @@ describe('hostile input through the whole document', () => {
         }
         try {
           const doc = openCaffeDocument([{ name: 'm.prototxt', bytes: new TextEncoder().encode(t) }]);
-          doc.graph(GRAPH_FOLDED);
-          doc.graph(GRAPH_LAYERS);
+          doc.services.graph!.graph(GRAPH_FOLDED);
+          doc.services.graph!.graph(GRAPH_LAYERS);
           expect(doc.summary.format).toBe('caffe');
         } catch (e) {
           if (!(e instanceof FormatError)) throw e;

@@ -1,16 +1,21 @@
 /**
- * Caffe as an `OpenedDocument` for the worker and the CLI (not registered in core/document.ts yet:
- * the registry is being redesigned; the lead adds `caffeFormat` there). Kept thin: the model
- * (model.ts), graph (graph.ts) and values (forward/stats.ts) do the work.
+ * Caffe as an open document (loaded by `./format.ts` on first open): the `graph` service (the
+ * net with in-place layers folded into their producer's box, and the same net with them as
+ * nodes), `inspect` (issue 11's `--json` keys) and `run` (the float32 forward pass). Phase and
+ * batch are document options: the views re-open the file set with other values. Kept thin: the
+ * model (model.ts), graph (graph.ts), values (forward/stats.ts) and run (run-service.ts) do the
+ * work.
  */
-import type { DocumentFormat, NodeDetails, OpenedDocument, SourceFile } from '../document';
-import type { Graph, GraphAttribute, ModelSummary } from '../graph/model';
+import { FormatError } from '../errors';
+import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
+import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
-import { detectCaffe, openCaffeModel, type CaffeModel, type CaffeOpenOptions } from './model';
-import { parameterCount, type CaffeNet } from './net';
-import { count } from './shapes';
+import { inspectCaffe } from './inspect';
+import { openCaffeModel, type CaffeModel, type CaffeOpenOptions } from './model';
+import { activationBytes, layerTypeCounts, parameterCount } from './net';
+import { caffeRunService } from './run-service';
 
 export const FIRST_VALUES = 64;
 export const HISTOGRAM_BINS = 32;
@@ -23,37 +28,14 @@ export interface CaffeTensorDetails extends TensorDetails {
   source: string;
 }
 
-export interface CaffeDocument extends OpenedDocument {
+export interface CaffeDocument extends FormatDocument {
+  summary: FormatDocument['summary'] & { options: DocumentOption[] };
   caffe(): CaffeModel;
-  /** re-open with another phase or batch (the phase selector, the batch field) */
+  /** re-open with another phase or batch (what the worker does when the user changes an option) */
   reopen(options: CaffeOpenOptions): CaffeDocument;
 }
 
-/** Layer counts by type, in first-seen order. */
-export function layerTypeCounts(net: CaffeNet): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const l of net.layers) out[l.type] = (out[l.type] ?? 0) + 1;
-  return out;
-}
-
-/**
- * Bytes of activations held by one forward pass at the net's batch: every blob version Caffe
- * allocates (in-place tops share their bottom's memory), float32.
- */
-export function activationBytes(net: CaffeNet): number {
-  let bytes = 0;
-  for (const b of net.blobs) {
-    if (!b.shape || b.producer < 0) continue;
-    const layer = net.layers[b.producer]!;
-    const ownTop = layer.tops.indexOf(b.id);
-    const topName = b.name;
-    const sharesBottom = layer.bottoms.some((x) => net.blobs[x]!.name === topName) && ownTop >= 0;
-    if (!sharesBottom) bytes += count(b.shape) * 4;
-  }
-  return bytes;
-}
-
-export function summarizeCaffe(model: CaffeModel): ModelSummary {
+export function summarizeCaffe(model: CaffeModel, folded: GraphLayers = buildGraph(model, GRAPH_FOLDED)): CaffeDocument['summary'] {
   const net = model.net;
   const types = layerTypeCounts(net);
   const props: GraphAttribute[] = [
@@ -64,8 +46,8 @@ export function summarizeCaffe(model: CaffeModel): ModelSummary {
     { name: 'layers', value: String(net.layers.length), type: 'int' },
     { name: 'layer types', value: Object.entries(types).map(([t, n]) => `${t} ${n}`).join(', '), type: 'string' },
     { name: 'parameters', value: String(parameterCount(net)), type: 'int' },
-    { name: 'batch', value: String(net.inputs.length ? (net.blobs[net.inputs[0]!]!.shape?.[0] ?? '?') : '?'), type: 'int' },
-    { name: 'activation memory', value: `${activationBytes(net)} bytes (float32, at this batch)`, type: 'string' },
+    { name: 'batch', value: String(batchOf(model)), type: 'int' },
+    { name: 'activation memory', value: `${bytesText(activationBytes(net))} (float32 blobs of one forward pass at batch ${batchOf(model)})`, type: 'string' },
     { name: 'inputs', value: net.inputs.map((b) => `${net.blobs[b]!.name} ${shapeLabel(net.blobs[b]!.shape)}`).join(', '), type: 'string' },
     { name: 'outputs', value: net.outputs.map((b) => `${net.blobs[b]!.name} ${shapeLabel(net.blobs[b]!.shape)}`).join(', '), type: 'string' },
   ];
@@ -86,7 +68,8 @@ export function summarizeCaffe(model: CaffeModel): ModelSummary {
       weightBlobs++;
       weightBytes += w.values?.byteLength ?? 0;
     }
-  const graphStats = buildGraph(model, GRAPH_FOLDED).graph.stats;
+  const graphStats = folded.graph.stats;
+  const layersStats = { nodes: net.layers.filter((l) => l.type !== 'Input').length, edges: net.blobs.reduce((a, b) => a + b.consumers.length, 0) + net.outputs.length };
   return {
     format: 'caffe',
     file: model.netFile.file,
@@ -95,7 +78,7 @@ export function summarizeCaffe(model: CaffeModel): ModelSummary {
     properties: props,
     graphs: [
       { id: GRAPH_FOLDED, name: net.name || model.netFile.file, stats: graphStats },
-      { id: GRAPH_LAYERS, name: `${net.name || model.netFile.file} (in-place layers as nodes)`, stats: { nodes: net.layers.filter((l) => l.type !== 'Input').length, edges: net.blobs.reduce((a, b) => a + b.consumers.length, 0) + net.outputs.length } },
+      { id: GRAPH_LAYERS, name: `${net.name || model.netFile.file} (in-place layers as nodes)`, stats: layersStats, unfoldedOf: GRAPH_FOLDED },
     ],
     metadata: [],
     signatures: [
@@ -107,7 +90,58 @@ export function summarizeCaffe(model: CaffeModel): ModelSummary {
       },
     ],
     buffers: { count: weightBlobs, bytes: weightBytes, external: 0 },
+    counts: { kind: 'graph', graphs: 1, nodes: graphStats.nodes, edges: graphStats.edges },
+    options: documentOptions(model),
   };
+}
+
+/** The batch a run and the shapes use: the one asked for, or the first input's first dimension. */
+export function batchOf(model: CaffeModel): number {
+  if (model.batch !== null) return model.batch;
+  const net = model.net;
+  const first = net.inputs.length ? net.blobs[net.inputs[0]!]!.shape?.[0] : undefined;
+  return first ?? 1;
+}
+
+/** Largest batch the option accepts (a run refuses blobs over 2^28 values anyway). */
+export const MAX_BATCH = 4096;
+
+export function documentOptions(model: CaffeModel): DocumentOption[] {
+  const out: DocumentOption[] = [];
+  if (model.phaseMatters) {
+    out.push({ name: 'phase', label: 'Phase', kind: 'choice', choices: ['TEST', 'TRAIN'], value: model.phase, help: "which layers of a train_test net are in (include / exclude rules); Caffe's default for deploying is TEST" });
+  }
+  if (model.net.inputs.length) {
+    out.push({ name: 'batch', label: 'Batch', kind: 'int', min: 1, max: MAX_BATCH, value: batchOf(model), help: 'the first dimension of every Input shape: shapes, activation memory and runs follow it' });
+  }
+  return out;
+}
+
+/** Phase and batch from the generic option values; a bad value is a FormatError naming the option. */
+export function caffeOpenOptions(options: OpenOptions | undefined, file: string): CaffeOpenOptions {
+  const out: CaffeOpenOptions = {};
+  if (!options) return out;
+  for (const [name, value] of Object.entries(options)) {
+    if (name === 'phase') {
+      const v = String(value).toUpperCase();
+      if (v !== 'TEST' && v !== 'TRAIN') throw new FormatError({ kind: 'semantic', file, message: `the phase is TEST or TRAIN, not '${String(value)}'` });
+      out.phase = v;
+    } else if (name === 'batch') {
+      const v = typeof value === 'number' ? value : Number(value);
+      if (!Number.isInteger(v) || v < 1 || v > MAX_BATCH) throw new FormatError({ kind: 'semantic', file, message: `the batch is a whole number from 1 to ${MAX_BATCH}, not '${String(value)}'` });
+      out.batch = v;
+    } else {
+      throw new FormatError({ kind: 'semantic', file, message: `a Caffe net has no option '${name}' (its options: phase, batch)` });
+    }
+  }
+  return out;
+}
+
+function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB (${n} bytes)`;
+  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB (${n} bytes)`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB (${n} bytes)`;
 }
 
 export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTensorDetails {
@@ -140,7 +174,7 @@ export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTens
     typeString: shapeLabel(shape),
     constant: true,
     byteLength: values.byteLength,
-    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null },
+    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram },
     note: values.kind === 'float' ? null : `stored as ${values.kind} values`,
     stats,
     histogram,
@@ -154,9 +188,37 @@ function locationText(l: { line?: number; column?: number; offset?: number }): s
   return '(generated by the upgrade)';
 }
 
+
+function caffeInspect(model: CaffeModel): InspectService {
+  return {
+    options: [],
+    json: () => inspectCaffe(model),
+    text: () => inspectText(model),
+  };
+}
+
+/** `inspect` as text: the same figures as --json, one a line. */
+export function inspectText(model: CaffeModel): string {
+  const j = inspectCaffe(model);
+  const shape = (s: number[] | null) => (s ? `[${s.join(',')}]` : '(unknown shape)');
+  const lines = [`${model.netFile.file}: Caffe ${j.version} net '${j.name}'${model.weightsFile ? ` with weights ${model.weightsFile.file}` : ''} (phase ${j.phase})`];
+  if (j.upgrades.length) lines.push(`  upgrades: ${j.upgrades.join(', ')}`);
+  lines.push(`  layers: ${j.layers} (${Object.entries(j.types).map(([t, n]) => `${t} ${n}`).join(', ')})`);
+  lines.push(`  parameters: ${j.params}`);
+  for (const i of j.inputs) lines.push(`  input ${i.name}: ${shape(i.shape)}`);
+  for (const o of j.outputs) lines.push(`  output ${o.name}: ${shape(o.shape)}`);
+  lines.push(`  activation memory: ${bytesText(activationBytes(model.net))} at batch ${batchOf(model)}`);
+  if (j.weights) {
+    const w = j.weights;
+    lines.push(`  weights: ${w.matched} layers matched, ${w.ignored} ignored${w.mismatched.length ? `, shapes do not fit: ${w.mismatched.join(', ')}` : ''}${w.missing.length ? `, missing: ${w.missing.join(', ')}` : ''}`);
+  }
+  lines.push('  blobs:');
+  for (const [name, s] of Object.entries(j.blobs)) lines.push(`    ${name}: ${shape(s)}`);
+  return lines.join('\n') + '\n';
+}
+
 export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions = {}): CaffeDocument {
   const model = openCaffeModel(files, options);
-  const summary = summarizeCaffe(model);
   const graphs = new Map<string, GraphLayers>();
   const graphOf = (id: string): GraphLayers => {
     if (id !== GRAPH_FOLDED && id !== GRAPH_LAYERS) throw new RangeError(`unknown graph id ${id}`);
@@ -167,42 +229,43 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
     }
     return g;
   };
+  const summary = summarizeCaffe(model, graphOf(GRAPH_FOLDED));
   return {
-    format: 'caffe',
-    kind: 'graph',
     summary,
     diagnostics: model.diagnostics,
     caffe: () => model,
     reopen: (o: CaffeOpenOptions) => openCaffeDocument(files, { phase: model.phase, ...(model.batch !== null ? { batch: model.batch } : {}), ...o }),
-    graph: (id: string): Graph => graphOf(id).graph,
-    nodeDetails(graphId: string, nodeIndex: number): NodeDetails {
-      const g = graphOf(graphId);
-      const node = g.graph.nodes[nodeIndex];
-      if (!node) throw new RangeError(`node ${nodeIndex} does not exist in ${graphId}`);
-      const extra: { name: string; value: string }[] = [];
-      for (const li of g.nodeLayers[nodeIndex] ?? []) {
-        const l = model.net.layers[li]!;
-        const prefix = li === g.nodeLayers[nodeIndex]![0] ? '' : `${l.name}: `;
-        extra.push({ name: `${prefix}layer`, value: `${l.type} '${l.name}' (layer ${l.index}, ${locationText(l.source)})` });
-        if (l.expected && l.expected.length) {
-          const status = l.weights.length ? l.weights.map((w) => `[${w.shape.join(',')}]`).join(' ') + ` from the ${l.weights[0]!.origin === 'weights' ? 'weights file' : 'net file'}` : 'no weights';
-          extra.push({ name: `${prefix}weights`, value: status });
-        }
-        if (l.shapeProblem) extra.push({ name: `${prefix}shapes`, value: l.shapeProblem });
-      }
-      return { node, extra };
+    services: {
+      graph: {
+        graph: (id: string) => graphOf(id).graph,
+        nodeDetails(graphId: string, nodeIndex: number): NodeDetails {
+          const g = graphOf(graphId);
+          const node = g.graph.nodes[nodeIndex];
+          if (!node) throw new RangeError(`node ${nodeIndex} does not exist in ${graphId}`);
+          const extra: { name: string; value: string }[] = [];
+          for (const li of g.nodeLayers[nodeIndex] ?? []) {
+            const l = model.net.layers[li]!;
+            const prefix = li === g.nodeLayers[nodeIndex]![0] ? '' : `${l.name}: `;
+            extra.push({ name: `${prefix}layer`, value: `${l.type} '${l.name}' (layer ${l.index}, ${locationText(l.source)})` });
+            if (l.expected && l.expected.length) {
+              const status = l.weights.length ? l.weights.map((w) => `[${w.shape.join(',')}]`).join(' ') + ` from the ${l.weights[0]!.origin === 'weights' ? 'weights file' : 'net file'}` : 'no weights';
+              extra.push({ name: `${prefix}weights`, value: status });
+            }
+            if (l.shapeProblem) extra.push({ name: `${prefix}shapes`, value: l.shapeProblem });
+          }
+          return { node, extra };
+        },
+        tensorDetails: (_graphId: string, tensor: number): TensorDetails => caffeTensorDetails(model, tensor),
+      },
+      inspect: caffeInspect(model),
+      run: caffeRunService(model),
     },
-    tensorDetails: (_graphId: string, tensor: number) => caffeTensorDetails(model, tensor),
   };
 }
 
-export const caffeFormat: DocumentFormat = {
-  name: 'caffe',
-  detect(files: SourceFile[]): boolean {
-    const main = files[0];
-    return !!main && detectCaffe(main.bytes, main.name);
-  },
-  open: (files: SourceFile[]) => openCaffeDocument(files),
-};
+/** The registry's lazy entry point (`./format.ts` loads this module on the first Caffe file set). */
+export function open(files: SourceFile[], options?: OpenOptions): CaffeDocument {
+  return openCaffeDocument(files, caffeOpenOptions(options, files[0]?.name ?? '(none)'));
+}
 
-export { weightTensorIds };
+export { weightTensorIds, weightOf };

@@ -1,5 +1,8 @@
-/** Caffe: the face other parts of the studio use (see docs/ARCHITECTURE.md, "Caffe models"). */
-export { caffeFormat, openCaffeDocument, summarizeCaffe, caffeTensorDetails, layerTypeCounts, activationBytes } from './document';
+/**
+ * Caffe: the face other parts of the studio use (see docs/ARCHITECTURE.md, "Caffe models"). The
+ * document (`./document.ts`) is not re-exported: the registry loads it lazily through `./format.ts`.
+ */
+export { caffeFormat } from './format';
 export type { CaffeDocument, CaffeTensorDetails } from './document';
 export { detectCaffe, openCaffeModel, isCaffemodelName } from './model';
 export type { CaffeModel, CaffeOpenOptions, CaffeSourceFile } from './model';
@@ -9,7 +12,7 @@ export { upgradeNet, detectVersion } from './upgrade';
 export type { CaffeVersion, SourceLocation, UpgradeStep } from './upgrade';
 export { filterNet, stateMeetsRule } from './phase';
 export type { Phase, NetState } from './phase';
-export { buildNet, parameterCount } from './net';
+export { buildNet, parameterCount, layerTypeCounts, activationBytes } from './net';
 export type { CaffeNet, NetLayer, NetBlob, WeightBlob } from './net';
 export { mergeWeights, layersWithoutWeights } from './merge';
 export type { MergeReport, MergeRow } from './merge';
@@ -26,3 +29,4 @@ export type { RunOptions, RunResult, RunProgress, LayerRunStats } from './forwar
 export { referenceKernels } from './forward/heavy';
 export type { CaffeKernels, Conv2dParams, InnerProductParams } from './forward/heavy';
 export { GRAPH_FOLDED, GRAPH_LAYERS } from './graph';
+export { caffeRunService, feedInputs, runPlan, sliceOf } from './run-service';

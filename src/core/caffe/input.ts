@@ -8,7 +8,7 @@
  * 8-bit values, convert to grayscale (cvtColor's 0.299 R + 0.587 G + 0.114 B) or to BGR channel
  * order, then Caffe's DataTransformer: value = (pixel - mean[c]) * scale.
  */
-import { seededRandom } from '../interp/random';
+import { seededRandom } from '../random';
 import { getNumber, message, messages, numbers, type ProtoMessage } from './proto';
 
 export interface RgbaImage {

@@ -3,9 +3,8 @@
  * Caffe net (issue 11): format version as written, layer counts by type over the chosen phase,
  * input and output shapes, the final shape of every blob, and the parameter count.
  */
-import { layerTypeCounts } from './document';
 import type { CaffeModel } from './model';
-import { parameterCount } from './net';
+import { layerTypeCounts, parameterCount } from './net';
 
 export interface CaffeInspectJson {
   format: 'caffe';

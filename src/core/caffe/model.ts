@@ -4,13 +4,14 @@
  * filtered for a phase, built with shapes at a chosen batch, and merged with the weights.
  */
 import { FormatError, type Diagnostic } from '../errors';
-import { isNpy } from './npy';
 import { transformDefaults } from './input';
 import { checkEmbeddedWeights, mergeWeights, type MergeReport } from './merge';
 import { buildNet, type CaffeNet } from './net';
 import { filterNet, hasPhaseRules, type Phase } from './phase';
 import { readCaffemodel, readNetMessage, readPrototxt, readSolver, type CaffeFile } from './read';
-import { looksBinary, sniffCaffe } from './sniff';
+import { isCaffemodelName, looksBinary, sniffCaffe } from './sniff';
+
+export { detectCaffe, isCaffemodelName } from './sniff';
 import type { UpgradeStep } from './upgrade';
 
 export interface CaffeSourceFile {
@@ -49,20 +50,6 @@ export interface CaffeModel {
 function baseName(path: string): string {
   const i = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
   return i >= 0 ? path.slice(i + 1) : path;
-}
-
-export function isCaffemodelName(name: string): boolean {
-  return /\.caffemodel$/i.test(name);
-}
-
-/** Whether the main file looks like a Caffe file (the format registry's detect). */
-export function detectCaffe(bytes: Uint8Array, name: string): boolean {
-  if (bytes.length === 0) return false;
-  if (isCaffemodelName(name)) return true;
-  if (looksBinary(bytes) || isNpy(bytes)) return false;
-  const kind = sniffCaffe(bytes);
-  if (kind === 'net' || kind === 'solver') return true;
-  return /\.(prototxt|pbtxt)$/i.test(name) && kind === 'text';
 }
 
 export function openCaffeModel(files: CaffeSourceFile[], options: CaffeOpenOptions = {}): CaffeModel {

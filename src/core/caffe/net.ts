@@ -9,7 +9,7 @@
  */
 import type { Diagnostic } from '../errors';
 import { BlobValues, messages, numbers, strings, type ProtoMessage } from './proto';
-import { DATA_LAYER_TYPES, hasShapeRule, layerShapes, ShapeError, type ParamSpec, type Shape } from './shapes';
+import { count, DATA_LAYER_TYPES, hasShapeRule, layerShapes, ShapeError, type ParamSpec, type Shape } from './shapes';
 import type { SourceLocation } from './upgrade';
 
 export interface WeightBlob {
@@ -175,4 +175,28 @@ export function parameterCount(net: CaffeNet): number {
     else if (l.expected) for (const p of l.expected) n += p.shape.reduce((a, b) => a * b, 1);
   }
   return n;
+}
+
+/** Layer counts by type, in first-seen order. */
+export function layerTypeCounts(net: CaffeNet): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of net.layers) out[l.type] = (out[l.type] ?? 0) + 1;
+  return out;
+}
+
+/**
+ * Bytes of activations held by one forward pass at the net's batch: every blob version Caffe
+ * allocates (in-place tops share their bottom's memory), float32.
+ */
+export function activationBytes(net: CaffeNet): number {
+  let bytes = 0;
+  for (const b of net.blobs) {
+    if (!b.shape || b.producer < 0) continue;
+    const layer = net.layers[b.producer]!;
+    const ownTop = layer.tops.indexOf(b.id);
+    const topName = b.name;
+    const sharesBottom = layer.bottoms.some((x) => net.blobs[x]!.name === topName) && ownTop >= 0;
+    if (!sharesBottom) bytes += count(b.shape) * 4;
+  }
+  return bytes;
 }

@@ -9,7 +9,7 @@
  */
 import { unzipSync, zipSync } from 'fflate';
 import { FormatError } from '../errors';
-import { halfToFloat } from './proto';
+import { float16FromBits } from '../fp16';
 
 export interface NpyArray {
   shape: number[];
@@ -77,7 +77,7 @@ export function readNpy(bytes: Uint8Array, file: string): NpyArray {
     switch (code) {
       case 'f4': out[i] = body.getFloat32(o, true); break;
       case 'f8': out[i] = body.getFloat64(o, true); break;
-      case 'f2': out[i] = halfToFloat(body.getUint16(o, true)); break;
+      case 'f2': out[i] = float16FromBits(body.getUint16(o, true)); break;
       case 'i1': out[i] = body.getInt8(o); break;
       case 'u1': case 'b1': out[i] = body.getUint8(o); break;
       case 'i2': out[i] = body.getInt16(o, true); break;

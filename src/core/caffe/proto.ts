@@ -10,6 +10,7 @@
 import type protobuf from 'protobufjs/light.js';
 import { fieldValue, type TextMessage } from '../textproto';
 import { caffeType } from './schema';
+import { float16FromBits } from '../fp16';
 
 export type ProtoScalar = number | string | boolean | Uint8Array;
 export type ProtoValue = ProtoScalar | ProtoMessage | ProtoScalar[] | ProtoMessage[] | BlobValues;
@@ -130,19 +131,9 @@ function decodeHalfSegment(bytes: Uint8Array, out: Float32Array, o: number): num
       if (shift < 28) v |= (b & 0x7f) << shift;
       shift += 7;
     } while (b & 0x80 && p < bytes.length);
-    out[o++] = halfToFloat(v & 0xffff);
+    out[o++] = float16FromBits(v & 0xffff);
   }
   return o;
-}
-
-/** The number an IEEE binary16 bit pattern holds (core/fp16.ts on main does the same; merge to it). */
-export function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 0x1f) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
 }
 
 export function isMessage(v: ProtoValue | undefined): v is ProtoMessage {

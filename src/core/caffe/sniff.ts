@@ -60,3 +60,26 @@ export function sniffCaffe(bytes: Uint8Array): CaffeFileKind {
   if (fields.has('net') || fields.has('train_net') || fields.has('net_param')) return 'solver';
   return 'text';
 }
+
+export function isCaffemodelName(name: string): boolean {
+  return /\.caffemodel$/i.test(name);
+}
+
+/** NumPy's `.npy` magic (\x93NUMPY): an array, never a net, whatever its bytes look like. */
+function isNpyMagic(bytes: Uint8Array): boolean {
+  return bytes.length >= 6 && bytes[0] === 0x93 && bytes[1] === 0x4e && bytes[2] === 0x55 && bytes[3] === 0x4d && bytes[4] === 0x50 && bytes[5] === 0x59;
+}
+
+/**
+ * Whether the main file of a set is a Caffe file (the format registry's detect, so cheap: the
+ * name, or the top-level field names of the first MiB of a text): a `.caffemodel`, a net
+ * (`layer` / `layers`), a solver, or a `.prototxt` / `.pbtxt` text.
+ */
+export function detectCaffe(bytes: Uint8Array, name: string): boolean {
+  if (bytes.length === 0) return false;
+  if (isCaffemodelName(name)) return true;
+  if (looksBinary(bytes) || isNpyMagic(bytes)) return false;
+  const kind = sniffCaffe(bytes);
+  if (kind === 'net' || kind === 'solver') return true;
+  return /\.(prototxt|pbtxt)$/i.test(name) && kind === 'text';
+}

@@ -16,7 +16,8 @@
  */
 import type protobuf from 'protobufjs/light.js';
 import { FormatError, type Diagnostic } from '../errors';
-import { BlobValues, halfToFloat, isMessage, type BlobValueKind, type ProtoMessage, type ProtoScalar } from './proto';
+import { BlobValues, isMessage, type BlobValueKind, type ProtoMessage, type ProtoScalar } from './proto';
+import { float16FromBits } from '../fp16';
 import { caffeType, enumOf, messageTypeOf } from './schema';
 
 const utf8 = new TextDecoder('utf-8');
@@ -258,7 +259,7 @@ class Decoder {
     let value: number;
     if (info.kind === 'half') {
       this.varint(end);
-      value = halfToFloat(this.lo & 0xffff);
+      value = float16FromBits(this.lo & 0xffff);
     } else {
       if (end - this.pos < size) this.fail('truncated', `a ${info.kind} value of '${info.name}' runs past the end`, this.pos);
       const dv = new DataView(this.bytes.buffer, this.bytes.byteOffset + this.pos, size);

@@ -101,6 +101,12 @@ export interface GraphInfo {
   id: string;
   name: string;
   stats: GraphStats;
+  /**
+   * This graph is the graph `unfoldedOf` with the layers folded into their producer's box
+   * (Caffe's in-place layers: top == bottom) drawn as nodes of their own. The pair is one graph
+   * shown two ways: the subgraph list shows the folded one, a view toggle switches.
+   */
+  unfoldedOf?: string;
 }
 
 /** Everything a viewer needs about an opened model, without its weight bytes or its graphs. */
