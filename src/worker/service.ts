@@ -8,7 +8,7 @@
  * loads the partitioner or the optimizer).
  */
 import type { GraphForView, InputFile, ModelWorkerApi, OpenResult } from './api';
-import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
+import { openDocument, serviceOf, type OpenedDocument, type OpenOptions } from '../core/document';
 import { toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
@@ -18,6 +18,7 @@ import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
+import type { RunApi, RunHost } from './run-service';
 
 interface Entry {
   doc: OpenedDocument;
@@ -44,7 +45,8 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export function createModelService(): ModelWorkerApi {
+/** `host`: how runs decode images and which kernels they use (the worker gives the browser's; tests give Node's). */
+export function createModelService(host: RunHost = {}): ModelWorkerApi {
   const docs = new Map<string, Entry>();
   let next = 1;
 
@@ -63,6 +65,12 @@ export function createModelService(): ModelWorkerApi {
     return p.api;
   });
   const origins = once(async () => (await import('./origins-service')).createOriginsService(docOf, (files) => service.open(files)).api);
+  let runsLoaded: { forget(docId: string): void } | null = null;
+  const runs = once(async () => {
+    const r = (await import('./run-service')).createRunService(docOf, host);
+    runsLoaded = r;
+    return r.api;
+  });
   const viaPartitions =
     <K extends keyof PartitionApi>(name: K) =>
     async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
@@ -72,7 +80,16 @@ export function createModelService(): ModelWorkerApi {
     async (...args: Parameters<OriginsApi[K]>): Promise<Awaited<ReturnType<OriginsApi[K]>>> =>
       ((await origins())[name] as (...a: Parameters<OriginsApi[K]>) => Promise<Awaited<ReturnType<OriginsApi[K]>>>)(...args);
 
+  const viaRuns =
+    <K extends keyof RunApi>(name: K) =>
+    async (...args: Parameters<RunApi[K]>): Promise<Awaited<ReturnType<RunApi[K]>>> =>
+      ((await runs())[name] as (...a: Parameters<RunApi[K]>) => Promise<Awaited<ReturnType<RunApi[K]>>>)(...args);
+
   const service: ModelWorkerApi = {
+    runPlan: viaRuns('runPlan'),
+    run: viaRuns('run'),
+    cancelRun: viaRuns('cancelRun'),
+    blobSlice: viaRuns('blobSlice'),
     partitionText: viaPartitions('partitionText'),
     partitionHover: viaPartitions('partitionHover'),
     partitionCompletions: viaPartitions('partitionCompletions'),
@@ -84,13 +101,13 @@ export function createModelService(): ModelWorkerApi {
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
-    async open(files: InputFile[]): Promise<OpenResult> {
+    async open(files: InputFile[], options?: OpenOptions): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
         const t0 = performance.now();
         const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
         const t1 = performance.now();
-        const doc = await openDocument(sources);
+        const doc = await openDocument(sources, options);
         // User Timing entries in the worker's own timeline (benches read them; nothing else does)
         performance.measure(`npu:open:read ${name}`, { start: t0, end: t1 });
         performance.measure(`npu:open:parse ${name}`, { start: t1, end: performance.now() });
@@ -104,6 +121,7 @@ export function createModelService(): ModelWorkerApi {
     async close(docId) {
       docs.delete(docId);
       partitionsLoaded?.forget(docId);
+      runsLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = graphs(docId).graph(graphId);
