@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage } from '../cli/run';
+import { FormatError } from '../core/errors';
 import { createModelService } from './service';
 import type { InputFile, ModelWorkerApi, RunProgressEvent, WorkerFailure } from './api';
 
@@ -33,12 +33,22 @@ function digitPng(d: number, sample: number): InputFile {
   return { name: `digit${d}.png`, blob: new Blob([PNG.sync.write(png)]) };
 }
 
+/** What the browser's createImageBitmap does, for Node: PNG bytes to RGBA pixels (pngjs). */
+function decodePng(bytes: Uint8Array, file: string) {
+  try {
+    const png = PNG.sync.read(Buffer.from(bytes));
+    return { width: png.width, height: png.height, data: new Uint8Array(png.data) };
+  } catch (e) {
+    throw new FormatError({ kind: 'corrupt', file, offset: 0, message: `the image cannot be decoded (${(e as Error).message})` });
+  }
+}
+
 let service: ModelWorkerApi;
 let docId: string;
 
 beforeAll(async () => {
-  // Node has no createImageBitmap: the host decodes with pngjs / jpeg-js as the CLI does
-  service = createModelService({ decodeImage: async (blob, file) => decodeImage(new Uint8Array(await blob.arrayBuffer()), file), yieldEveryMs: 0 });
+  // Node has no createImageBitmap: the host decodes with pngjs
+  service = createModelService({ decodeImage: async (blob, file) => decodePng(new Uint8Array(await blob.arrayBuffer()), file), yieldEveryMs: 0 });
   const r = await service.open(lenet(), { batch: 1 });
   if (!r.ok) throw new Error(r.error.message);
   docId = r.docId;
