@@ -11,7 +11,7 @@ import { createModelService } from './service';
 import type { InputFile, ModelWorkerApi, RunProgressEvent, WorkerFailure } from './api';
 
 const fx = 'test/fixtures/caffe/';
-const input = (path: string): InputFile => ({ name: path.split('/').pop()!, blob: new Blob([readFileSync(fx + path)]) });
+const input = (path: string): InputFile => ({ name: path.split('/').pop()!, blob: new Blob([new Uint8Array(readFileSync(fx + path))]) });
 const lenet = () => [input('lenet/lenet.prototxt'), input('lenet/lenet_iter_10000.caffemodel')];
 const failureOf = async (p: Promise<unknown>): Promise<WorkerFailure> => {
   try {
@@ -30,7 +30,7 @@ function digitPng(d: number, sample: number): InputFile {
     const v = Math.round(raw[sample * 784 + i]! * 255);
     png.data.set([v, v, v, 255], i * 4);
   }
-  return { name: `digit${d}.png`, blob: new Blob([PNG.sync.write(png)]) };
+  return { name: `digit${d}.png`, blob: new Blob([new Uint8Array(PNG.sync.write(png))]) };
 }
 
 /** What the browser's createImageBitmap does, for Node: PNG bytes to RGBA pixels (pngjs). */
@@ -101,7 +101,7 @@ describe('model service: Caffe documents', () => {
     const fresh = await service.open(lenet());
     if (!fresh.ok) throw new Error(fresh.error.message);
     expect((await failureOf(service.blobSlice(fresh.docId, 'prob', 0, 0))).workerError.message).toMatch(/no run to show values of/);
-    const trace = await service.open([{ name: 'omr1.trace.txt', blob: new Blob([readFileSync('test/fixtures/systrace/upstream/inputs/omr1.trace.txt')]) }]);
+    const trace = await service.open([{ name: 'omr1.trace.txt', blob: new Blob([new Uint8Array(readFileSync('test/fixtures/systrace/upstream/inputs/omr1.trace.txt'))]) }]);
     if (!trace.ok) throw new Error(trace.error.message);
     expect((await failureOf(service.runPlan(trace.docId))).workerError).toMatchObject({ kind: 'unsupported', message: expect.stringMatching(/has no run/) });
   });
