@@ -124,6 +124,20 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     [graph, layout, props.scene],
   );
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline), [graph, scene, theme, nodeFill, nodeOutline]);
+  // what a node's outgoing edges carry (their labels, e.g. shapes), for screen readers: the canvas draws them
+  const outgoing = useMemo(() => {
+    const out = new Map<number, string[]>();
+    const seen = new Set<string>();
+    for (const e of graph.edges) {
+      const text = e.label ? `${e.name} ${e.label}` : e.name;
+      if (!text || seen.has(`${e.from}\u0000${text}`)) continue;
+      seen.add(`${e.from}\u0000${text}`);
+      const list = out.get(e.from);
+      if (list) list.push(text);
+      else out.set(e.from, [text]);
+    }
+    return out;
+  }, [graph]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
 
@@ -601,6 +615,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
               role="button"
               tabIndex={i === focus ? 0 : -1}
               aria-label={accessibleName(node)}
+              aria-description={outgoing.has(i) ? `out: ${outgoing.get(i)!.join(', ')}` : undefined}
               aria-pressed={i === selected}
               data-node-index={i}
               style={{

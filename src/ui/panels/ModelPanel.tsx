@@ -105,6 +105,8 @@ export function ModelPanel({ subject }: { subject: PanelSubject }) {
             {subject.diagnostics.map((d, i) => (
               <li key={i} className={`diag diag-${d.severity}`}>
                 {d.source ? `${d.source}: ` : ''}
+                {d.file && d.file !== s.file ? `${d.file}: ` : ''}
+                {d.line !== undefined ? `line ${d.line}${d.column !== undefined ? `:${d.column}` : ''}: ` : ''}
                 {d.offset !== undefined ? `byte ${d.offset}: ` : ''}
                 {d.message}
               </li>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { GraphPort, TensorDetails } from '../../worker/api';
 import { workers } from '../actions';
 import type { PanelSubject } from './subject';
+import { Histogram } from './Histogram';
 
 /** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
 export function NodePanel({ subject }: { subject: PanelSubject }) {
@@ -125,7 +126,18 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
             )}
             {t.values && (
               <>
-                <Row name="min / max / mean" value={`${fmt(t.values.min)} / ${fmt(t.values.max)} / ${fmt(t.values.mean)} (${t.values.count} values)`} />
+                <Row
+                  name={t.values.std !== undefined ? 'min / max / mean / std' : 'min / max / mean'}
+                  value={`${fmt(t.values.min)} / ${fmt(t.values.max)} / ${fmt(t.values.mean)}${t.values.std !== undefined ? ` / ${fmt(t.values.std)}` : ''} (${t.values.count} values)`}
+                />
+                {t.values.histogram && (
+                  <tr>
+                    <th scope="row">histogram</th>
+                    <td>
+                      <Histogram data={t.values.histogram} label={`Histogram of ${t.name}`} />
+                    </td>
+                  </tr>
+                )}
                 <tr>
                   <th scope="row">values</th>
                   <td>

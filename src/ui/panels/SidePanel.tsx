@@ -9,6 +9,7 @@ import { PANEL_MIN, setPanelWidth, useLayout } from '../shell/layout';
 import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
 import { can } from '../capabilities';
+import { RunPanel } from '../run/RunPanel';
 
 /** the graph keeps at least this much of the window beside the panel */
 const GRAPH_MIN = 240;
@@ -35,6 +36,8 @@ export function SidePanel() {
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
   const origins = can(subject.summary, 'origins');
+  // the Run tab follows the tab's own document (not a compare pane's)
+  const run = can(subject.summary, 'run') && subject.side === null;
   return (
     <aside ref={aside} className={`side-panel at-${at}${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
       <Splitter
@@ -67,9 +70,22 @@ export function SidePanel() {
             Origins
           </button>
         )}
+        {run && (
+          <button type="button" role="tab" aria-selected={side === 'run'} onClick={() => useStudio.setState({ side: 'run' })} title="Run the net: image, .npy or random input; top-5, heatmaps, per-layer statistics">
+            Run
+          </button>
+        )}
       </div>
       <div className="side-body">
-        {side === 'origins' && origins ? <OriginsPanel subject={subject} /> : side === 'node' ? <NodePanel subject={subject} /> : <ModelPanel subject={subject} />}
+        {side === 'origins' && origins ? (
+          <OriginsPanel subject={subject} />
+        ) : side === 'run' && run ? (
+          <RunPanel subject={subject} />
+        ) : side === 'node' ? (
+          <NodePanel subject={subject} />
+        ) : (
+          <ModelPanel subject={subject} />
+        )}
       </div>
     </aside>
   );
