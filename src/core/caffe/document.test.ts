@@ -115,11 +115,18 @@ describe('Caffe document', () => {
     const conv1 = folded.nodes.find((n) => n.name === 'conv1')!;
     expect(conv1.attributes.filter((a) => a.name === 'inplace').map((a) => a.value)).toEqual(['bn_conv1', 'scale_conv1', 'conv1_relu']);
     expect(conv1.attributes.filter((a) => a.name.endsWith('.type')).map((a) => a.value)).toEqual(['BatchNorm', 'Scale', 'ReLU']);
+    // drawn as bands inside conv1's box, each in its own category's colour
+    expect(conv1.chain).toEqual([
+      { type: 'BatchNorm', name: 'bn_conv1', category: 'Normalization' },
+      { type: 'Scale', name: 'scale_conv1', category: 'Layer' },
+      { type: 'ReLU', name: 'conv1_relu', category: 'Activation' },
+    ]);
     expect(conv1.inputs.map((p) => p.name)).toEqual(['input', 'weights', 'bias', 'bn_conv1.mean', 'bn_conv1.variance', 'bn_conv1.moving average factor', 'scale_conv1.scale', 'scale_conv1.bias']);
     expect(folded.nodes.some((n) => n.type === 'BatchNorm')).toBe(false);
     const layers = doc.services.graph!.graph(GRAPH_LAYERS);
     expect(layers.nodes.filter((n) => n.type === 'BatchNorm').length).toBe(53);
     expect(layers.stats.nodes).toBe(228);
+    expect(layers.nodes.some((n) => n.chain)).toBe(false);
     // edges carry the blob shapes
     const pool1In = folded.edges.find((e) => folded.nodes[e.to]!.name === 'pool1')!;
     expect(pool1In).toMatchObject({ name: 'conv1', label: 'float32[1,64,112,112]' });

@@ -141,6 +141,8 @@ export function buildGraph(model: CaffeModel, graphId: string): GraphLayers {
     if (foldable) {
       const node = nodes[host]!;
       nodeLayers[host]!.push(l.index);
+      // drawn as a band inside the producer's box, as Netron does
+      (node.chain ??= []).push({ type: l.type || '(no type)', name: l.name, category: layerCategory(l.type) });
       node.inputs.push(...weightPorts(l, `${l.name}.`));
       node.outputs = [blobPort('output', l.tops[0]!)];
       // `inplace=relu1` finds the box a layer was folded into

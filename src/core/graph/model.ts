@@ -47,6 +47,17 @@ export interface GraphPort {
   constant?: boolean;
 }
 
+/**
+ * A layer drawn inside a node's box, in a band below the node's own header: Caffe's in-place
+ * layers (top == bottom: ReLU, BatchNorm, Scale, Dropout after a convolution) folded into their
+ * producer, as Netron draws them. Its parameters stay in the node's attributes, prefixed by its name.
+ */
+export interface ChainedLayer {
+  type: string;
+  name: string;
+  category: NodeCategory;
+}
+
 export interface GraphNode {
   /** unique inside its graph, stable across re-reads of the same file (e.g. `op:12`, `in:0`) */
   id: string;
@@ -65,6 +76,8 @@ export interface GraphNode {
   subgraphs?: string[];
   /** optional group (namespace) id for grouping and per-group layout */
   group?: string;
+  /** layers drawn inside this box below its header, in order (see ChainedLayer) */
+  chain?: ChainedLayer[];
 }
 
 export interface GraphEdge {

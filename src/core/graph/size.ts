@@ -5,7 +5,9 @@
  *
  * A box is one header line (the type label, bold) 28 px high, plus one row per constant input
  * when `constantRows` is on (filter, bias, ...; `name ⟨shape⟩` in the regular face), plus a
- * name line when `nameLine` is on. Level-of-detail rendering draws what fits.
+ * name line when `nameLine` is on, plus one band per chained layer (`GraphNode.chain`: Caffe's
+ * in-place layers, `CHAIN_ROW_HEIGHT` high, the type in bold). Level-of-detail rendering draws
+ * what fits.
  */
 import type { Graph, GraphNode } from './model';
 import type { LayoutInput } from './layout-types';
@@ -82,6 +84,11 @@ export function constantRows(node: Pick<GraphNode, 'inputs'>): string[] {
   return rows;
 }
 
+/** Height of the band of one chained layer, at the bottom of its host's box (the renderer draws it). */
+export const CHAIN_ROW_HEIGHT = 16;
+/** Font size of a chained layer's type in its band. */
+export const CHAIN_FONT_SIZE = 9;
+
 export function nodeSize(node: GraphNode, opts: NodeSizeOptions = {}): { w: number; h: number } {
   const fontSize = opts.fontSize ?? 12;
   const rowFont = opts.rowFontSize ?? 10;
@@ -101,6 +108,10 @@ export function nodeSize(node: GraphNode, opts: NodeSizeOptions = {}): { w: numb
     const shown = Math.min(rows.length, opts.maxRows ?? 6);
     for (let i = 0; i < shown; i++) text = Math.max(text, textWidth(rows[i], rowFont));
     h += shown * rowH;
+  }
+  for (const c of node.chain ?? []) {
+    text = Math.max(text, textWidth(c.type, CHAIN_FONT_SIZE, true));
+    h += CHAIN_ROW_HEIGHT;
   }
   // input/output markers are pills: their rounded ends (half the height) hold no text
   const w = Math.min(maxW, Math.max(minW, Math.ceil(text + 2 * pad + (marker ? h * 0.5 : 0))));

@@ -615,7 +615,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
               role="button"
               tabIndex={i === focus ? 0 : -1}
               aria-label={accessibleName(node)}
-              aria-description={outgoing.has(i) ? `out: ${outgoing.get(i)!.join(', ')}` : undefined}
+              aria-description={describeNode(node, outgoing.get(i))}
               aria-pressed={i === selected}
               data-node-index={i}
               style={{
@@ -634,3 +634,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     </div>
   );
 });
+
+/** For screen readers: the layers drawn inside the box and what its outgoing edges carry (the canvas draws both). */
+function describeNode(node: Graph['nodes'][number], out: string[] | undefined): string | undefined {
+  const parts: string[] = [];
+  if (node.chain?.length) parts.push(`then ${node.chain.map((c) => `${c.type} ${c.name}`).join(', ')} in place`);
+  if (out?.length) parts.push(`out: ${out.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
+}
