@@ -110,8 +110,10 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
       if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
     } else {
-      // notes (a Caffe upgrade that ran) are info alerts; the Model panel lists every diagnostic
-      for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity, message: describeError(d) });
+      // the notes (the Caffe upgrades that ran) make one info alert; the Model panel lists every diagnostic
+      const notes = res.diagnostics.filter((d) => d.severity === 'info');
+      if (notes.length) pushAlert({ severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
+      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ severity: d.severity, message: describeError(d) });
     }
     if (first && view === 'graph') await showGraph(id, first.id);
     return id;

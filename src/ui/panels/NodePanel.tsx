@@ -108,7 +108,7 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
       {t && (
         <table className="props">
           <tbody>
-            <Row name="tensor" value={`#${t.index}${t.constant ? ` · constant, buffer ${t.buffer}, ${t.byteLength} B` : ''}${t.isVariable ? ' · variable' : ''}`} />
+            <Row name="tensor" value={`#${t.index}${t.constant ? ` · constant${t.buffer >= 0 ? `, buffer ${t.buffer}` : ''}, ${t.byteLength} B` : ''}${t.isVariable ? ' · variable' : ''}`} />
             <Row name="dtype" value={t.dtype} />
             <Row name="shape" value={`[${t.shape.join(', ')}]`} />
             {t.shapeSignature && <Row name="shape_signature" value={`[${t.shapeSignature.join(', ')}]`} />}
@@ -132,8 +132,7 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
                 />
                 {t.values.histogram && (
                   <tr>
-                    <th scope="row">histogram</th>
-                    <td>
+                    <td colSpan={2}>
                       <Histogram data={t.values.histogram} label={`Histogram of ${t.name}`} />
                     </td>
                   </tr>

@@ -1,23 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { interpolateViridis } from 'd3';
 import type { BlobSlice } from '../../worker/api';
-
-/** 256 viridis colours as RGB bytes, from low to high. */
-const VIRIDIS: Uint8Array = (() => {
-  const lut = new Uint8Array(256 * 3);
-  for (let i = 0; i < 256; i++) {
-    const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(interpolateViridis(i / 255));
-    if (m) lut.set([Number(m[1]), Number(m[2]), Number(m[3])], i * 3);
-  }
-  return lut;
-})();
-
-/** The colour index (0..255) of `v` on [min, max]; NaN and infinities get -1 (drawn magenta). */
-export function colourIndex(v: number, min: number, max: number): number {
-  if (!Number.isFinite(v)) return -1;
-  if (!(max > min)) return 128;
-  return Math.max(0, Math.min(255, Math.round(((v - min) / (max - min)) * 255)));
-}
+import { colourIndex, VIRIDIS } from './colours';
 
 /**
  * One plane of a blob as a heatmap on a canvas: a pixel per value, viridis from the plane's min

@@ -77,6 +77,9 @@ function InputForm({ tabId, t }: { tabId: string; t: RunTab }) {
         Input <b>{first.name}</b> <span className="mono muted">[{first.shape.join(',')}]</span>
         {plan.inputs.length > 1 && <span className="muted"> (the other {plan.inputs.length - 1} get seeded random values)</span>}
       </legend>
+      {t.source === 'image' && (first.shape[0] ?? 1) > 1 && (
+        <p className="muted run-hint">The image fills all {first.shape[0]} items of the batch; set Batch to 1 in the toolbar to run it once.</p>
+      )}
       <div role="radiogroup" aria-label="Input source" className="run-sources">
         {first.image && (
           <label>
