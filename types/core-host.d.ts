@@ -41,3 +41,41 @@ declare var TextEncoder: {
   prototype: TextEncoder;
   new (): TextEncoder;
 };
+
+/**
+ * WebAssembly (the JS API every host of core has: pages, Web Workers, Node), narrowed to what
+ * core/kernels calls: a module compiled synchronously from bytes, instantiated over a memory the
+ * caller makes (shared when the host is cross-origin isolated, for the compute threads).
+ */
+declare namespace WebAssembly {
+  interface MemoryDescriptor {
+    initial: number;
+    maximum?: number;
+    shared?: boolean;
+  }
+  interface Memory {
+    readonly buffer: ArrayBuffer | SharedArrayBuffer;
+    grow(delta: number): number;
+  }
+  var Memory: {
+    prototype: Memory;
+    new (descriptor: MemoryDescriptor): Memory;
+  };
+  interface Module {}
+  var Module: {
+    prototype: Module;
+    new (bytes: ArrayBufferView | ArrayBuffer): Module;
+  };
+  type ExportValue = Function | Memory;
+  type Exports = Record<string, ExportValue>;
+  type ModuleImports = Record<string, ExportValue | number>;
+  type Imports = Record<string, ModuleImports>;
+  interface Instance {
+    readonly exports: Exports;
+  }
+  var Instance: {
+    prototype: Instance;
+    new (module: Module, importObject?: Imports): Instance;
+  };
+  function validate(bytes: ArrayBufferView | ArrayBuffer): boolean;
+}

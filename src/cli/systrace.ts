@@ -1,8 +1,12 @@
 /**
  * `npu-studio systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]`:
- * AOSP parse_systrace.py over the same core as the Profile view. Standard output and standard
- * error are byte-identical to the upstream tool's; exit 0, 1 for bad input (message with file
- * and line), 2 for usage.
+ * AOSP parse_systrace.py over the same core as the Profile view. Standard output is byte-identical
+ * to the upstream tool's, also where upstream stops with an exception (then the exit status is 1
+ * as upstream's, and standard error has, after what upstream writes there first, one line
+ * `npu-studio systrace: FILE: line N: why` instead of its Python traceback). Exit 0, 1 for bad
+ * input, 2 for usage. Deliberately different: a file without an ftrace header is an error here
+ * (upstream prints an empty table for any file), and bytes that are not UTF-8 are read as U+FFFD
+ * (upstream stops with a UnicodeDecodeError).
  */
 import { readFile } from 'node:fs/promises';
 import { describeError } from '../core/errors';
@@ -45,7 +49,6 @@ export const systraceCommand: Command = {
     if (analysis.fatal) {
       const f = analysis.fatal;
       io.err(`npu-studio systrace: ${describeError({ kind: 'semantic', file, line: f.line, message: f.message })}\n`);
-      if (f.lineText !== undefined) io.err(`failed on line ${f.line} ${f.lineText}\n`);
       return EXIT_BAD_INPUT;
     }
     return EXIT_OK;

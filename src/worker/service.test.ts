@@ -39,7 +39,7 @@ describe('capabilities and counts', () => {
   it('a circle model: graph, partition, origins, optimize; counts of its main graph', async () => {
     const r = await service.open([{ name: 'm.circle', blob: blob(circleBytes('Part_Add_Sub_000')) }]);
     if (!r.ok) throw new Error(r.error.message);
-    expect(r.summary.capabilities).toEqual(['graph', 'partition', 'origins', 'optimize']);
+    expect(r.summary.capabilities).toEqual(['graph', 'partition', 'origins', 'optimize', 'inspect']);
     expect(r.summary.counts).toEqual({ kind: 'graph', graphs: 1, nodes: 3, edges: r.summary.graphs[0]!.stats.edges });
     await service.close(r.docId);
   });

@@ -1,21 +1,24 @@
 /**
  * Aggregation across threads (AOSP `parser/aggregate.py`): totals per phase and layer, the
  * special cases for LR_PE and LD_PE, NaN ("missing") rules, the PO fallback and self-times,
- * with all of upstream's quirks. Values are in the unit of the clock (ms upstream, µs exact);
- * NaN is used internally for "missing".
+ * with all of upstream's quirks, in upstream's order of evaluation and summation (the JSON output
+ * shows every bit of a float, so `(a + b) + c` and `a + (b + c)` must not be mixed up). Values are
+ * in the unit of the clock (ms upstream, µs exact); NaN is used internally for "missing".
  */
-import {
-  APP_PHASES,
-  type AppPhaseName,
-  COUNTED_LAYERS,
-  EXECUTION_SUBPHASES,
-  TIME_PHASES,
-  TOP_PHASES,
-} from './model';
+import { APP_PHASES, type AppPhaseName, COUNTED_LAYERS, EXECUTION_SUBPHASES, TIME_PHASES, TOP_PHASES } from './model';
 import type { CallNode, Clock } from './tree';
 import type { Stats, Tracker } from './tracker';
 
 export type Table = Record<string, Record<string, number>>;
+
+/** Where upstream's aggregation raises (the run's output stops there). */
+export interface AggregateFailure {
+  /** lr-pe-pairs: fewer Event_wait than startCompute (IndexError); ld-pe-pairs: execute::server
+   * begins and IExecutionCallback::notify::client begins differ in number (AssertionError);
+   * warmup-xor-benchmark: executions in warmup or in benchmark but not in both (KeyError) */
+  kind: 'lr-pe-pairs' | 'ld-pe-pairs' | 'warmup-xor-benchmark';
+  message: string;
+}
 
 export interface Aggregate {
   times: Table;
@@ -26,7 +29,8 @@ export interface Aggregate {
   hasWarmupAndBenchmark: boolean;
   /** node ids behind each total: key `<phase>:<layer>` or `<PWU|PBM>:<phase>:<layer>` */
   contributions: Map<string, number[]>;
-  problems: string[];
+  /** upstream's exceptions, in the order it would meet them (it stops at the first) */
+  failures: AggregateFailure[];
 }
 
 const LR_PE_SYNC_CALLS = [
@@ -40,24 +44,26 @@ const LR_PE_SYNC_CALLS = [
   'ANeuralNetworksExecution_setOutputFromMemory',
 ];
 
-/** `to.push(...from)` without the argument-count limit of spreading. */
-function append<T>(to: T[], from: readonly T[] | undefined): void {
-  if (from) for (const x of from) to.push(x);
+/** `[PO]`, `[PE, PIO, PTR, PCO, PR]` or `[phase]` (upstream `_phase_and_subphases`). */
+function phaseAndSubphases(phase: string): readonly string[] {
+  return phase === 'PE' ? ['PE', ...EXECUTION_SUBPHASES] : [phase];
 }
+const PHASE_GROUPS = ['PO', ...TOP_PHASES] as const;
 
 interface StatSource {
   tracker: Tracker;
   stats: Stats;
 }
 
-function lrPeSpecial(t: Tracker, appPhase: string, clock: Clock, ids: number[] | null, problems: string[]): number {
+function lrPeSpecial(t: Tracker, appPhase: string, clock: Clock, ids: number[] | null, failures: AggregateFailure[]): number {
   const starts = t.beginsAndEnds.get(`${appPhase}::ANeuralNetworksExecution_startCompute`) ?? [];
   const ends = t.beginsAndEnds.get(`${appPhase}::ANeuralNetworksEvent_wait`) ?? [];
   let elapsed = 0.0;
   if (ends.length < starts.length) {
-    problems.push(
-      `thread ${t.tid}: ${starts.length} ANeuralNetworksExecution_startCompute but ${ends.length} ANeuralNetworksEvent_wait marks (upstream stops with an IndexError); unpaired ones are not counted`,
-    );
+    failures.push({
+      kind: 'lr-pe-pairs',
+      message: `thread ${t.pid}: ${starts.length} ANeuralNetworksExecution_startCompute but only ${ends.length} ANeuralNetworksEvent_wait in ${appPhase}, so the runtime's execution time cannot be paired (upstream stops with an IndexError)`,
+    });
   }
   for (let i = 0; i < Math.min(starts.length, ends.length); i++) {
     elapsed = elapsed + (clock.end(ends[i]!) - clock.begin(starts[i]!));
@@ -72,91 +78,70 @@ function lrPeSpecial(t: Tracker, appPhase: string, clock: Clock, ids: number[] |
   return elapsed;
 }
 
-function getStat(
-  src: StatSource,
-  appPhase: string,
-  layer: string,
-  phase: string,
-  clock: Clock,
-  specialCaseLrPe: boolean,
-  ids: number[] | null,
-  problems: string[],
-): number {
-  if (layer === 'LR' && phase === 'PE' && specialCaseLrPe) return lrPeSpecial(src.tracker, appPhase, clock, ids, problems);
+function getStat(src: StatSource, appPhase: string, layer: string, phase: string, clock: Clock, specialCaseLrPe: boolean, ids: number[] | null, failures: AggregateFailure[]): number {
+  if (layer === 'LR' && phase === 'PE' && specialCaseLrPe) return lrPeSpecial(src.tracker, appPhase, clock, ids, failures);
   const e = src.stats.get(`${appPhase}_${layer}_${phase}`);
   if (!e) return 0.0;
   if (ids) for (const it of e.items) ids.push(it.node.id);
   return e.total;
 }
 
-interface LdPe {
-  value: number;
-  ids: number[];
-}
-
-function ldPeSpecial(sources: StatSource[], appPhase: string, clock: Clock, problems: string[]): LdPe | null {
+/** LD_PE: sorted begins of execute::server against sorted begins of IExecutionCallback::notify::client, over all threads. */
+function ldPeSpecial(sources: StatSource[], appPhase: string, clock: Clock, ids: number[] | null, failures: AggregateFailure[]): number {
   const begins: CallNode[] = [];
   const ends: CallNode[] = [];
   for (const s of sources) {
-    append(begins, s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IPreparedModel::execute::server`));
-    append(ends, s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IExecutionCallback::notify::client`));
+    for (const n of s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IPreparedModel::execute::server`) ?? []) begins.push(n);
+    for (const n of s.tracker.beginsAndEnds.get(`${appPhase}::HIDL::IExecutionCallback::notify::client`) ?? []) ends.push(n);
   }
-  if (begins.length === 0) return null;
   const b = begins.map((n) => ({ t: clock.begin(n), id: n.id })).sort((x, y) => x.t - y.t);
   const e = ends.map((n) => ({ t: clock.begin(n), id: n.id })).sort((x, y) => x.t - y.t);
   if (b.length !== e.length) {
-    problems.push(
-      `driver execution (LD_PE): ${b.length} HIDL::IPreparedModel::execute::server begins but ${e.length} HIDL::IExecutionCallback::notify::client begins (upstream stops with an AssertionError); unpaired ones are not counted`,
-    );
+    failures.push({
+      kind: 'ld-pe-pairs',
+      message: `driver execution time (LD_PE) in ${appPhase}: ${b.length} HIDL::IPreparedModel::execute::server but ${e.length} HIDL::IExecutionCallback::notify::client on tracked threads, so they cannot be paired (upstream stops with an AssertionError)`,
+    });
   }
   let elapsed = 0.0;
-  const ids: number[] = [];
   for (let i = 0; i < Math.min(b.length, e.length); i++) {
     elapsed = elapsed + (e[i]!.t - b[i]!.t);
-    ids.push(b[i]!.id, e[i]!.id);
+    ids?.push(b[i]!.id, e[i]!.id);
   }
-  return { value: elapsed, ids };
+  return elapsed;
 }
 
-function isMissing(layer: string, phase: string, v: number): boolean {
-  return v === 0 && (layer === 'LA' || (layer === 'LD' && (EXECUTION_SUBPHASES as readonly string[]).includes(phase)));
+/** `zero_to_nan_if_missing`: 0 is "missing" for LA, and for LD in the PE subphases. */
+function zeroToNaN(v: number, phase: string, layer: string): number {
+  if (v === 0 && (layer === 'LA' || (layer === 'LD' && (EXECUTION_SUBPHASES as readonly string[]).includes(phase)))) return NaN;
+  return v;
 }
 
-function maxIgnoringNaN(row: Record<string, number>): number {
-  let m = -Infinity;
-  let any = false;
+/** `max_ignoring_nans`: the largest value with NaN read as 0 (so 0 when every layer is missing). */
+function maxNaNAsZero(row: Record<string, number>): number {
+  let m = NaN;
   for (const l of COUNTED_LAYERS) {
-    const v = row[l]!;
-    if (Number.isNaN(v)) continue;
-    if (!any || v > m) m = v;
-    any = true;
+    const v = Number.isNaN(row[l]!) ? 0.0 : row[l]!;
+    if (Number.isNaN(m) || v > m) m = v;
   }
-  return any ? m : NaN;
+  return m;
 }
 
-/** Self-times: walk LC, LD, LI, LR, LA bottom-up with the running total `t`. */
-function selfTimesOf(times: Table, phases: readonly string[], poException: boolean): Table {
-  const self: Table = {};
-  for (const phase of phases) {
-    const row = times[phase]!;
-    const out: Record<string, number> = {};
-    out.LT = row.LT!;
-    let t = 0.0;
-    const ldPeZero = poException && phase === 'PO' && times.PE?.LD === 0;
-    for (const layer of ['LC', 'LD', 'LI', 'LR', 'LA']) {
-      const x = row[layer]!;
-      if (Number.isNaN(x)) out[layer] = NaN;
-      else if (x === 0) out[layer] = 0.0;
-      else if (ldPeZero && layer === 'LD') out[layer] = x;
-      else if (ldPeZero && layer === 'LI') out[layer] = x - row.LD!;
-      else {
-        out[layer] = x - t;
-        t = x;
-      }
+/** Self-times of one row: walk LC, LD, LI, LR, LA bottom-up with the running total `t`. */
+function selfRow(row: Record<string, number>, ldIpcException: boolean): Record<string, number> {
+  const out: Record<string, number> = { LT: row.LT! };
+  let t = 0.0;
+  for (const layer of ['LC', 'LD', 'LI', 'LR', 'LA']) {
+    const x = row[layer]!;
+    if (Number.isNaN(x)) out[layer] = NaN;
+    else if (x === 0) out[layer] = 0.0;
+    else if (ldIpcException && layer === 'LD') out[layer] = x;
+    else if (ldIpcException && layer === 'LI') out[layer] = x - row.LD!;
+    else {
+      out[layer] = x - t;
+      t = x;
     }
-    self[phase] = out;
   }
-  return self;
+  return out;
 }
 
 export function aggregateTimes(
@@ -166,7 +151,7 @@ export function aggregateTimes(
   specialCaseLrPe = true,
   withContributions = false,
 ): Aggregate {
-  const problems: string[] = [];
+  const failures: AggregateFailure[] = [];
   const sources: StatSource[] = trackers.map((tracker, i) => ({ tracker, stats: statsByTracker[i]! }));
   const executionCounts = { PO: 0, PWU: 0, PBM: 0 } as Record<AppPhaseName, number>;
   for (const ap of APP_PHASES) {
@@ -174,76 +159,92 @@ export function aggregateTimes(
     for (const t of trackers) m = Math.max(m, t.executionCount(ap));
     executionCounts[ap] = m;
   }
-  const hasWarmupAndBenchmark = executionCounts.PWU > 0 && executionCounts.PBM > 0;
-  const appPhases: string[] = hasWarmupAndBenchmark ? ['PO', 'PWU', 'PBM'] : ['PO'];
+  const hasWarmup = executionCounts.PWU > 0;
+  const hasBenchmark = executionCounts.PBM > 0;
+  const hasWarmupAndBenchmark = hasWarmup && hasBenchmark;
+  const appPhases: readonly string[] = hasWarmupAndBenchmark ? APP_PHASES : ['PO'];
   const contributions = new Map<string, number[]>();
 
-  const ldCache = new Map<string, LdPe | null>();
-  const ldPe = (ap: string): LdPe | null => {
-    if (!ldCache.has(ap)) ldCache.set(ap, ldPeSpecial(sources, ap, clock, problems));
-    return ldCache.get(ap)!;
-  };
-
-  const total = (aps: readonly string[], layer: string, phase: string, key: string): number => {
-    const ids: number[] | null = withContributions ? [] : null;
-    let t = 0.0;
-    for (const ap of aps) {
-      const special = layer === 'LD' && phase === 'PE' ? ldPe(ap) : null;
-      if (special) {
-        t = t + special.value;
-        if (ids) append(ids, special.ids);
-        continue;
-      }
-      for (const s of sources) t = t + getStat(s, ap, layer, phase, clock, specialCaseLrPe, ids, problems);
+  const times: Table = {};
+  for (const p of TIME_PHASES) times[p] = {};
+  const nestedTimes: Partial<Record<'PWU' | 'PBM', Table>> = {};
+  if (hasWarmupAndBenchmark) {
+    for (const ap of ['PWU', 'PBM'] as const) {
+      const t: Table = {};
+      for (const p of phaseAndSubphases('PE')) t[p] = {};
+      nestedTimes[ap] = t;
     }
-    if (ids) contributions.set(key, ids);
-    return t;
-  };
+  }
 
-  const buildTable = (aps: readonly string[], phases: readonly string[], prefix: string): Table => {
-    const times: Table = {};
-    for (const phase of phases) {
-      const row: Record<string, number> = {};
-      for (const layer of COUNTED_LAYERS) {
-        let v = total(aps, layer, phase, `${prefix}${phase}:${layer}`);
-        if (isMissing(layer, phase, v)) v = NaN;
-        row[layer] = v;
-      }
-      times[phase] = row;
-    }
-    return times;
-  };
-
-  const times = buildTable(appPhases, TIME_PHASES, '');
-  // PO fallback: a 0 (no PO marks for the layer) becomes the sum of the phases; NaN is truthy
   for (const layer of COUNTED_LAYERS) {
+    for (const group of PHASE_GROUPS) {
+      for (const phase of phaseAndSubphases(group)) {
+        const ids: number[] | null = withContributions ? [] : null;
+        let t = 0.0;
+        for (const ap of appPhases) {
+          let t0 = 0.0;
+          const apIds: number[] | null = withContributions ? [] : null;
+          if (layer === 'LD' && phase === 'PE') t0 = t0 + ldPeSpecial(sources, ap, clock, apIds, failures);
+          else for (const s of sources) t0 = t0 + getStat(s, ap, layer, phase, clock, specialCaseLrPe, apIds, failures);
+          if (group === 'PE' && ap !== 'PO') {
+            nestedTimes[ap as 'PWU' | 'PBM']![phase]![layer] = zeroToNaN(t0, phase, layer);
+            if (apIds) contributions.set(`${ap}:${phase}:${layer}`, apIds);
+          }
+          if (ids && apIds) for (const id of apIds) ids.push(id);
+          t = t + t0;
+        }
+        times[phase]![layer] = zeroToNaN(t, phase, layer);
+        if (ids) contributions.set(`${phase}:${layer}`, ids);
+      }
+    }
+    // PO fallback: a 0 (no PO marks for the layer) becomes the sum of the phases; NaN is truthy
     if (times.PO![layer] === 0) {
-      let s = 0.0;
+      let s = 0;
       const ids: number[] = [];
       for (const p of TOP_PHASES) {
         const v = times[p]![layer]!;
         s = s + (Number.isNaN(v) ? 0.0 : v);
-        if (withContributions) append(ids, contributions.get(`${p}:${layer}`));
+        if (withContributions) for (const id of contributions.get(`${p}:${layer}`) ?? []) ids.push(id);
       }
       times.PO![layer] = s;
       if (withContributions) contributions.set(`PO:${layer}`, ids);
     }
   }
-  for (const phase of TIME_PHASES) {
-    const row = times[phase]!;
-    row.LT = maxIgnoringNaN(row);
-  }
-  const selfTimes = selfTimesOf(times, TIME_PHASES, true);
-
-  const nested: Aggregate['nested'] = {};
-  if (hasWarmupAndBenchmark) {
-    const phases = ['PE', ...EXECUTION_SUBPHASES];
-    for (const ap of ['PWU', 'PBM'] as const) {
-      const t = buildTable([ap], phases, `${ap}:`);
-      for (const phase of phases) t[phase]!.LT = maxIgnoringNaN(t[phase]!);
-      nested[ap] = { times: t, selfTimes: selfTimesOf(t, phases, false) };
+  for (const group of PHASE_GROUPS) {
+    for (const phase of phaseAndSubphases(group)) {
+      times[phase]!.LT = maxNaNAsZero(times[phase]!);
+      if (group === 'PE' && hasWarmupAndBenchmark) {
+        for (const ap of ['PWU', 'PBM'] as const) nestedTimes[ap]![phase]!.LT = maxNaNAsZero(nestedTimes[ap]![phase]!);
+      }
     }
   }
+
+  const selfTimes: Table = {};
+  for (const p of TIME_PHASES) selfTimes[p] = {};
+  const nestedSelf: Partial<Record<'PWU' | 'PBM', Table>> = { PWU: {}, PBM: {} };
+  for (const group of PHASE_GROUPS) {
+    for (const phase of phaseAndSubphases(group)) {
+      // PO exception: a driver used only at initialisation (no LD_PE) keeps its own time
+      selfTimes[phase] = selfRow(times[phase]!, phase === 'PO' && times.PE!.LD === 0);
+      if (group === 'PE' && (hasWarmup || hasBenchmark)) {
+        if (!hasWarmupAndBenchmark) {
+          if (!failures.some((f) => f.kind === 'warmup-xor-benchmark')) {
+            failures.push({
+              kind: 'warmup-xor-benchmark',
+              message: `the run has ${hasWarmup ? 'warmup' : 'benchmark'} executions but no ${hasWarmup ? 'benchmark' : 'warmup'} executions, so there are no separate tables to compare (upstream stops with a KeyError)`,
+            });
+          }
+          continue;
+        }
+        for (const ap of ['PWU', 'PBM'] as const) nestedSelf[ap]![phase] = selfRow(nestedTimes[ap]![phase]!, false);
+      }
+    }
+  }
+  const nested: Aggregate['nested'] = {};
+  if (hasWarmupAndBenchmark) {
+    for (const ap of ['PWU', 'PBM'] as const) nested[ap] = { times: nestedTimes[ap]!, selfTimes: nestedSelf[ap]! };
+  }
+
   if (withContributions) {
     for (const prefix of ['', 'PWU:', 'PBM:']) {
       const tab = prefix === '' ? times : nested[prefix.slice(0, 3) as 'PWU' | 'PBM']?.times;
@@ -262,5 +263,5 @@ export function aggregateTimes(
       }
     }
   }
-  return { times, selfTimes, nested, executionCounts, hasWarmupAndBenchmark, contributions, problems: [...new Set(problems)] };
+  return { times, selfTimes, nested, executionCounts, hasWarmupAndBenchmark, contributions, failures };
 }

@@ -6,10 +6,11 @@
  */
 import type { Diagnostic } from '../errors';
 import { type Aggregate, aggregateTimes } from './aggregate';
-import type { SystraceTrace } from './input';
+import type { MarkLine, SystraceTrace } from './input';
 import {
   type AnalyseOptions,
   type DroppedMark,
+  type FatalError,
   type PhaseLayerTable,
   type RunResult,
   type RunTimes,
@@ -152,28 +153,35 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
   const diagnostics: Diagnostic[] = [...trace.diagnostics];
   const marks = trace.marks;
 
-  // pass 1: tracked threads (in order of their first NN / IDevice server mark) and driver processes
-  const trackedOrder: TrackedThread[] = [];
-  const tracked = new Map<number, TrackedThread>();
-  const driverTgids = new Set<number>();
-  const taskOf = new Map<number, string>();
+  let fatal: FatalError | undefined;
+  const setFatal = (f: FatalError): void => {
+    if (!fatal) fatal = f;
+  };
+  if (trace.failure) setFatal({ stage: 'input', line: trace.failure.line, message: trace.failure.message });
+
+  // pass 1 (upstream parse_trace_part): tracked threads in order of their first [NN or IDevice
+  // server mark, each with the process id of its LAST such mark; driver processes
+  const trackedTgid = new Map<string, string>();
+  const driverTgids = new Set<string>();
+  const first = new Map<string, MarkLine>();
+  const taskOf = new Map<string, string>();
   let hasRuntimeTrace = false;
   for (const m of marks) {
-    if (!taskOf.has(m.tid) || taskOf.get(m.tid) === '<...>') taskOf.set(m.tid, m.task);
-    const isNn = m.mark.includes('[NN');
-    const isServer = DEVICE_SERVER.test(m.mark);
-    if (m.mark.includes('NN_LR')) hasRuntimeTrace = true;
-    if (isServer) driverTgids.add(m.tgid);
-    if ((isNn || isServer) && !tracked.has(m.tid)) {
-      const t: TrackedThread = { tid: m.tid, tgid: m.tgid, task: m.task, kind: 'app' };
-      tracked.set(m.tid, t);
-      trackedOrder.push(t);
+    if (!taskOf.has(m.pid) || taskOf.get(m.pid) === '<...>') taskOf.set(m.pid, m.task);
+    if (m.mark.includes('[NN')) {
+      trackedTgid.set(m.pid, m.tgidKey);
+      if (m.mark.includes('NN_LR')) hasRuntimeTrace = true;
     }
+    if (m.mark.includes('HIDL::IDevice') && m.mark.includes('::server')) {
+      trackedTgid.set(m.pid, m.tgidKey);
+      driverTgids.add(m.tgidKey);
+    }
+    if (trackedTgid.has(m.pid) && !first.has(m.pid)) first.set(m.pid, m);
   }
-  for (const t of trackedOrder) {
-    t.kind = driverTgids.has(t.tgid) ? 'driver' : 'app';
-    const name = taskOf.get(t.tid);
-    if (name) t.task = name;
+  const trackedOrder: TrackedThread[] = [];
+  for (const [pid, tgidKey] of trackedTgid) {
+    const m = first.get(pid)!;
+    trackedOrder.push({ pid, tid: m.tid, tgid: /^\d+$/.test(tgidKey) ? Number(tgidKey) : -1, task: taskOf.get(pid) ?? m.task, kind: driverTgids.has(tgidKey) ? 'driver' : 'app' });
   }
   if (!hasRuntimeTrace && trace.header !== null) {
     diagnostics.push({ severity: 'warning', file, message: NO_RUNTIME_MESSAGE, source: 'no-runtime-trace' });
@@ -184,45 +192,41 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
 
   const ids = new IdSource();
   const appPhase = new AppPhase();
-  const trackers = new Map<number, Tracker>();
-  for (const t of trackedOrder) trackers.set(t.tid, new Tracker(t.tid, t.tgid, t.task, t.kind === 'driver', appPhase, ids));
+  const trackers = new Map<string, Tracker>();
+  for (const t of trackedOrder) trackers.set(t.pid, new Tracker(t.pid, t.tid, t.tgid, t.task, t.kind === 'driver', appPhase, ids));
   const trackerList = [...trackers.values()];
-  const trackedTgids = new Set(trackedOrder.map((t) => t.tgid));
+  const trackedTgids = new Set(trackedOrder.map((t) => trackedTgid.get(t.pid)!));
 
   const runs: RunResult[] = [];
   const droppedMarks: DroppedMark[] = [];
-  const droppedPerThread = new Map<number, { count: number; example: DroppedMark }>();
-  let fatal: SystraceAnalysis['fatal'];
+  const droppedPerThread = new Map<string, { count: number; example: DroppedMark }>();
   let startingMark = '';
   let runFirstLine = marks.length ? marks[0]!.line : 0;
   let runLastLine = runFirstLine;
   let runLastUs = 0;
-  let first = true;
-  let unbalancedReported = 0;
+  let firstRun = true;
+  let markErrorsReported = 0;
 
-  const setFatal = (line: number | undefined, message: string, lineText?: string): void => {
-    if (!fatal) fatal = { line, message, ...(lineText !== undefined ? { lineText } : {}) };
-  };
-
-  const finishRun = (printLine: number | undefined): void => {
+  /** upstream `print_stats` at the end of a run (at the next `[NN_LA_PO]` or at the end of input) */
+  const finishRun = (): void => {
     const index = runs.length;
     const runDiags: Diagnostic[] = [];
     const complete = trackerList.every((t) => t.isComplete());
+    const reached = !fatal;
     const run: RunResult = {
       index,
       startingMark,
       firstLine: runFirstLine,
       lastLine: runLastLine,
       status: complete ? 'complete' : 'incomplete',
+      output: !reached ? 'not-reached' : complete ? 'printed' : 'incomplete',
       printed: false,
       threads: [],
       diagnostics: runDiags,
     };
     let statsUp: Stats[] | null = null;
-    if (trackerList.length === 0) {
-      run.status = 'invalid';
-    } else if (!complete) {
-      const open = trackerList.filter((t) => !t.isComplete()).map((t) => `${t.tid} (${t.task})`);
+    if (!complete) {
+      const open = trackerList.filter((t) => !t.isComplete()).map((t) => `${t.pid} (${t.task})`);
       runDiags.push({
         severity: 'warning',
         file,
@@ -231,34 +235,35 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
         source: 'incomplete-run',
       });
     } else {
+      const runFailed = (line: number | undefined, message: string): void => {
+        run.status = 'invalid';
+        if (run.output === 'printed') {
+          run.output = 'failed';
+          setFatal({ stage: 'run', run: index, ...(line !== undefined ? { line } : {}), message });
+        }
+      };
       const deep = trackerList.find((t) => maxDepth(t.root) > MAX_TREE_DEPTH);
       if (deep) {
-        run.status = 'invalid';
-        runDiags.push({
-          severity: 'error',
-          file,
-          line: runFirstLine,
-          message: `marks on thread ${deep.tid} nest deeper than ${MAX_TREE_DEPTH} levels; run ${index + 1} is not analysed`,
-          source: 'limit',
-        });
-        setFatal(printLine, `marks nest deeper than ${MAX_TREE_DEPTH} levels`);
+        const message = `marks on thread ${deep.pid} nest deeper than ${MAX_TREE_DEPTH} levels; run ${index + 1} is not analysed`;
+        runDiags.push({ severity: 'error', file, line: runFirstLine, message, source: 'limit' });
+        runFailed(runFirstLine, message);
       } else {
+        let nestings = 0;
         for (const t of trackerList) {
           for (const e of t.rewrite()) {
-            run.status = 'invalid';
-            const msg = `illegal nesting on thread ${t.tid}: ${e.problem} (${e.path})`;
-            runDiags.push({ severity: 'error', file, line: e.node.line, path: e.path, message: msg, source: 'nesting' });
+            const msg = `illegal nesting on thread ${t.pid}: ${e.problem} (${e.path})`;
+            if (nestings++ < 20) runDiags.push({ severity: 'error', file, line: e.node.line, path: e.path, message: msg, source: 'nesting' });
+            runFailed(e.node.line, msg);
           }
         }
-        if (run.status === 'invalid') setFatal(runDiags.find((d) => d.source === 'nesting')?.line, runDiags.find((d) => d.source === 'nesting')!.message);
+        if (nestings > 20) runDiags.push({ severity: 'error', file, line: runFirstLine, message: `${nestings - 20} more illegal nestings in run ${index + 1}`, source: 'nesting' });
         statsUp = trackerList.map((t) => t.calculateStats(upstreamClock));
         const statsEx = trackerList.map((t) => t.calculateStats(exactClock));
         const up = aggregateTimes(trackerList, statsUp, upstreamClock, specialCaseLrPe, true);
         const ex = aggregateTimes(trackerList, statsEx, exactClock, specialCaseLrPe, false);
-        for (const p of up.problems) {
-          runDiags.push({ severity: 'error', file, line: runFirstLine, message: p, source: 'execution-pairs' });
-          if (run.status === 'complete') run.status = 'invalid';
-          setFatal(printLine, p);
+        for (const f of up.failures) {
+          runDiags.push({ severity: 'error', file, line: runFirstLine, message: f.message, source: f.kind });
+          runFailed(runFirstLine, f.message);
         }
         run.upstream = toRunTimes(up, 1);
         run.exact = toRunTimes(ex, 1000);
@@ -277,8 +282,7 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
         }
       }
     }
-    if (run.status !== 'complete' || fatal) run.printed = false;
-    else run.printed = true;
+    run.printed = run.output === 'printed';
     if (wantTimeline) {
       const statKeys = new Map<number, string[]>();
       if (statsUp) {
@@ -299,28 +303,33 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
   };
 
   for (const m of marks) {
-    if (m.mark.includes('[NN_LA_PO]')) {
-      if (!first) {
-        finishRun(m.line);
+    const tracker = trackers.get(m.pid);
+    if (!tracker && (m.mark.includes('HIDL::IDevice') || m.mark.includes('[NN_'))) {
+      const message = `thread ${m.pid} (${m.task}) writes the IDevice mark "${m.mark.slice(0, 80)}" but never an NNAPI mark or an IDevice server mark, so it is not tracked`;
+      diagnostics.push({ severity: 'error', file, line: m.line, message, source: 'untracked-idevice' });
+      setFatal({ stage: 'untracked-mark', line: m.line, message, lineText: m.text });
+    }
+    if (tracker && m.mark.includes('[NN_LA_PO]')) {
+      if (!firstRun) {
+        finishRun();
         for (const t of trackerList) t.reset();
         appPhase.reset();
         runFirstLine = m.line;
       }
       startingMark = m.mark;
-      first = false;
+      firstRun = false;
     }
     runLastLine = m.line;
     runLastUs = m.timeUs;
-    const tracker = trackers.get(m.tid);
     if (!tracker) {
-      if (m.mark[0] === 'B' && trackedTgids.has(m.tgid)) {
+      if (m.mark[0] === 'B' && trackedTgids.has(m.tgidKey)) {
         const t = parseTag(m.mark);
         if (!('error' in t) && t.layer !== 'LX') {
           const d: DroppedMark = { line: m.line, tid: m.tid, tgid: m.tgid, task: m.task, mark: m.mark, layer: t.layer, phase: t.phase };
           droppedMarks.push(d);
-          const e = droppedPerThread.get(m.tid);
+          const e = droppedPerThread.get(m.pid);
           if (e) e.count++;
-          else droppedPerThread.set(m.tid, { count: 1, example: d });
+          else droppedPerThread.set(m.pid, { count: 1, example: d });
         }
       }
       continue;
@@ -329,33 +338,26 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
       tracker.handleMark(m.timeUs, m.timeS, m.mark, m.line);
     } catch (e) {
       if (!(e instanceof MarkError)) throw e;
-      if (e.kind === 'unbalanced') {
-        if (unbalancedReported++ < 20) {
-          diagnostics.push({
-            severity: 'error',
-            file,
-            line: m.line,
-            message: `end mark without a begin mark on thread ${m.tid} (${m.task}); ignored. ${e.message}`,
-            source: 'unbalanced',
-          });
-        }
-      } else {
-        diagnostics.push({ severity: 'error', file, line: m.line, message: `${e.message}; the mark is ignored`, source: 'tag' });
-      }
-      setFatal(m.line, e.message, m.text);
+      const message =
+        e.kind === 'unbalanced'
+          ? `end mark without a begin mark on thread ${m.pid} (${m.task}). ${e.message}`
+          : e.message;
+      if (markErrorsReported++ < 20) diagnostics.push({ severity: 'error', file, line: m.line, message, source: e.kind });
+      setFatal({ stage: 'mark', line: m.line, message, lineText: m.text, stdout: `failed on line ${m.line} ${m.text}${m.newline ? '\n' : ''}\n` });
     }
   }
-  if (unbalancedReported > 20) {
-    diagnostics.push({ severity: 'error', file, message: `${unbalancedReported - 20} more end marks without a begin mark`, source: 'unbalanced' });
+  if (markErrorsReported > 20) {
+    diagnostics.push({ severity: 'error', file, message: `${markErrorsReported - 20} more marks that AOSP's parser cannot handle` });
   }
-  if (trackerList.length > 0 || marks.length > 0) finishRun(undefined);
+  // upstream prints the last run at the end of input, even when nothing was tracked
+  if (trace.header !== null) finishRun();
 
-  for (const [tid, { count, example }] of droppedPerThread) {
+  for (const [pid, { count, example }] of droppedPerThread) {
     diagnostics.push({
       severity: 'info',
       file,
       line: example.line,
-      message: `${count} mark${count === 1 ? '' : 's'} on untracked thread ${tid} (${example.task}) of process ${example.tgid} not counted, e.g. ${example.layer}_${example.phase} ${functionName(example.mark)}`,
+      message: `${count} mark${count === 1 ? '' : 's'} on untracked thread ${pid} (${example.task}) of process ${example.tgid} not counted, e.g. ${example.layer}_${example.phase} ${functionName(example.mark)}`,
       source: 'untracked-thread',
     });
   }

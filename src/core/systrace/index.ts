@@ -31,17 +31,25 @@ function tableFor(tables: NonNullable<SystraceAnalysis['runs'][number]['tables']
 
 /** The runs AOSP prints (complete, before the first fatal error). */
 export function printedRuns(a: SystraceAnalysis): SystraceAnalysis['runs'] {
-  return a.runs.filter((r) => r.printed && r.tables);
+  return a.runs.filter((r) => r.output === 'printed' && r.tables);
+}
+
+/** Runs whose end upstream reaches, in order (it stops at the first failure). */
+function reachedRuns(a: SystraceAnalysis): SystraceAnalysis['runs'] {
+  if (a.fatal?.stage === 'input') return [];
+  return a.runs.filter((r) => r.output !== 'not-reached');
 }
 
 /** Standard output of `parse_systrace.py [--total-times] [--per-execution] [--print-detail] TRACE`. */
 export function formatText(a: SystraceAnalysis, o: OutputOptions = {}): string {
+  if (a.fatal?.stage === 'input') return '';
   let out = '';
-  for (const r of printedRuns(a)) {
+  for (const r of reachedRuns(a)) {
+    if (r.output !== 'printed') continue;
     out += tableFor(r.tables!, o).text;
     if (o.printDetail) out += r.detailText ?? '';
   }
-  return out;
+  return out + (a.fatal?.stdout ?? '');
 }
 
 function fromNullable(t: PhaseLayerTable): Table {
@@ -79,32 +87,34 @@ function aggregateOf(rt: RunTimes): Aggregate {
     executionCounts: rt.executionCounts,
     hasWarmupAndBenchmark: rt.hasWarmupAndBenchmark,
     contributions: new Map(),
-    problems: [],
+    failures: [],
   };
 }
 
 /**
- * Standard output of `parse_systrace.py --json`: one object per printed run, separated by a line
- * holding `,`, inside `[` and `]` lines. `--per-execution` does not change it (see the notes).
+ * Standard output of `parse_systrace.py --json [--total-times] [--per-execution]`: each run that
+ * reaches its end is preceded by a separator line, `[` for the first run and `,` for the others
+ * (an incomplete run prints neither: a first run that is incomplete leaves the output without its
+ * `[`), then its object; `]` at the end. Where upstream raises, the output stops there.
  */
 export function formatJson(a: SystraceAnalysis, o: OutputOptions = {}): string {
-  const objs = printedRuns(a).map((r) => runJson(r.startingMark, aggregateOf(r.upstream!), { totalTimes: o.totalTimes }));
-  let out = '[\n';
-  if (objs.length) out += `${objs.join('\n,\n')}\n`;
-  out += ']\n';
-  if (o.printDetail) {
-    for (const r of printedRuns(a)) out += r.detailText ?? '';
+  if (a.fatal?.stage === 'input') return '';
+  let out = '';
+  for (const r of reachedRuns(a)) {
+    if (r.output === 'incomplete') continue;
+    out += r.index === 0 ? '[\n' : ',\n';
+    if (r.output === 'failed') break;
+    out += `${runJson(r.startingMark, aggregateOf(r.upstream!), { totalTimes: o.totalTimes, perExecution: o.perExecution })}\n`;
   }
-  return out;
+  if (a.fatal) return out + (a.fatal.stdout ?? '');
+  return `${out}]\n`;
 }
 
-/** Standard error of parse_systrace.py: the no-runtime warning, one line per incomplete run. */
+/** Standard error of parse_systrace.py (before any traceback): the no-runtime warning, one line per incomplete run. */
 export function formatStderr(a: SystraceAnalysis): string {
+  if (a.fatal?.stage === 'input') return '';
   let out = '';
   if (!a.hasRuntimeTrace) out += `\n${NO_RUNTIME_MESSAGE}\n\n`;
-  for (const r of a.runs) {
-    if (a.fatal && a.fatal.line !== undefined && r.firstLine > a.fatal.line) break;
-    if (r.status === 'incomplete') out += `${INCOMPLETE_MESSAGE}\n`;
-  }
+  for (const r of reachedRuns(a)) if (r.output === 'incomplete') out += `${INCOMPLETE_MESSAGE}\n`;
   return out;
 }

@@ -15,12 +15,16 @@ export const HEADER_NEW = '#           TASK-PID    TGID   CPU#  ||||    TIMESTAM
 export const HEADER_OLD = '#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION';
 
 export interface MarkLine {
-  /** 1-based line number in the file */
+  /** 1-based line number in the file (every line counts, as upstream's `lineno`) */
   line: number;
   task: string;
-  /** thread id (the ftrace PID column) */
+  /** the PID column as written: the thread id; upstream keys threads by this text */
+  pid: string;
+  /** the thread id as a number */
   tid: number;
-  /** process id: the TGID column, or taken from `B|tgid|` / the thread's last one */
+  /** the process id as upstream reads it: the TGID column, or `B|tgid|` / `E|tgid`, or the thread's last one */
+  tgidKey: string;
+  /** the process id as a number (-1 when `tgidKey` is not a number) */
   tgid: number;
   /** the timestamp as written, seconds */
   timestamp: string;
@@ -28,10 +32,22 @@ export interface MarkLine {
   timeUs: number;
   /** the timestamp as Python's float() reads it (seconds) */
   timeS: number;
-  /** `B|27005|[NN_LA_PO]...` or `E|27005` */
+  /** `B|27005|[NN_LA_PO]...` or `E|27005`: everything after `tracing_mark_write: `, trailing blanks kept */
   mark: string;
-  /** the stripped line */
+  /** the line as read, without its line break */
   text: string;
+  /** whether the line ended with a line break (upstream's `failed on line` echo prints it) */
+  newline: boolean;
+}
+
+/** Where AOSP's parser stops while reading the lines, before it prints anything. */
+export interface InputFailure {
+  line: number;
+  /** `unmatched-line`: an NN/HIDL/B/E line that fits neither layout (AssertionError); `unknown-tgid`:
+   * a bare mark in the old layout on a thread never seen before (KeyError); `tgid-from-mark`: a
+   * `(-----)` TGID with a mark that does not start with `B|<pid>` or `E|<pid>` (AttributeError) */
+  kind: 'unmatched-line' | 'unknown-tgid' | 'tgid-from-mark';
+  message: string;
 }
 
 export interface SystraceTrace {
@@ -43,6 +59,8 @@ export interface SystraceTrace {
   headerLine: number;
   marks: MarkLine[];
   diagnostics: Diagnostic[];
+  /** the first line at which AOSP's parser stops while reading (it then prints nothing) */
+  failure?: InputFailure;
 }
 
 export interface SystraceDetection {
@@ -103,44 +121,75 @@ function matchTail(s: string, from: number): { timestamp: string; mark: string }
   return null;
 }
 
-/** The new-format regex (with the TGID column) on a stripped line. */
+/**
+ * Where the task group `([^ ].{1,15})` may end when it starts at `k`: the index after 2..16 code
+ * points (Python counts code points, JavaScript strings UTF-16 units), longest first.
+ */
+function taskEnds(s: string, k: number): number[] {
+  const ends: number[] = [];
+  let p = k;
+  for (let c = 1; c <= 16 && p < s.length; c++) {
+    const code = s.charCodeAt(p);
+    p += code >= 0xd800 && code <= 0xdbff && p + 1 < s.length ? 2 : 1;
+    if (c >= 2) ends.push(p);
+  }
+  return ends.reverse();
+}
+
+/**
+ * Start positions `^\s*` leaves for `[^ ]`, in the order the regex tries them: all leading
+ * whitespace first, then one character less, ...; a space cannot start the task.
+ */
+function taskStarts(s: string): number[] {
+  let lead = 0;
+  while (lead < s.length && isSpace(s[lead])) lead++;
+  const out: number[] = [];
+  for (let k = lead; k >= 0; k--) if (k < s.length && s[k] !== ' ') out.push(k);
+  return out;
+}
+
+/** The new-format regex (with the TGID column) on a line without its line break. */
 export function matchNewFormat(s: string): ParsedLineGroups | null {
-  if (s.length < 3 || s[0] === ' ' || isSpace(s[0])) return null;
-  for (let len = Math.min(16, s.length - 1); len >= 2; len--) {
-    if (s[len] !== '-') continue;
-    let p = len + 1;
-    const d0 = p;
-    while (p < s.length && isDigit(s.charCodeAt(p))) p++;
-    if (p === d0) continue;
-    const pid = s.slice(d0, p);
-    const w0 = p;
-    while (p < s.length && isSpace(s[p])) p++;
-    if (p === w0 || s[p] !== '(') continue;
-    p++;
-    while (p < s.length && isSpace(s[p])) p++;
-    const t0 = p;
-    while (p < s.length && (isDigit(s.charCodeAt(p)) || s[p] === '-')) p++;
-    if (p === t0 || s[p] !== ')' || s[p + 1] !== ' ') continue;
-    const tgid = s.slice(t0, p);
-    const tail = matchTail(s, p + 2);
-    if (!tail) continue;
-    return { task: s.slice(0, len), pid, tgid, timestamp: tail.timestamp, mark: tail.mark };
+  if (s.length < 3) return null;
+  for (const k of taskStarts(s)) {
+    for (const len of taskEnds(s, k)) {
+      if (s[len] !== '-') continue;
+      let p = len + 1;
+      const d0 = p;
+      while (p < s.length && isDigit(s.charCodeAt(p))) p++;
+      if (p === d0) continue;
+      const pid = s.slice(d0, p);
+      const w0 = p;
+      while (p < s.length && isSpace(s[p])) p++;
+      if (p === w0 || s[p] !== '(') continue;
+      p++;
+      while (p < s.length && isSpace(s[p])) p++;
+      const t0 = p;
+      while (p < s.length && (isDigit(s.charCodeAt(p)) || s[p] === '-')) p++;
+      if (p === t0 || s[p] !== ')' || s[p + 1] !== ' ') continue;
+      const tgid = s.slice(t0, p);
+      const tail = matchTail(s, p + 2);
+      if (!tail) continue;
+      return { task: s.slice(k, len), pid, tgid, timestamp: tail.timestamp, mark: tail.mark };
+    }
   }
   return null;
 }
 
-/** The old-format regex (no TGID column) on a stripped line. */
+/** The old-format regex (no TGID column) on a line without its line break. */
 export function matchOldFormat(s: string): ParsedLineGroups | null {
-  if (s.length < 3 || isSpace(s[0])) return null;
-  for (let len = Math.min(16, s.length - 1); len >= 2; len--) {
-    if (s[len] !== '-') continue;
-    let p = len + 1;
-    const d0 = p;
-    while (p < s.length && isDigit(s.charCodeAt(p))) p++;
-    if (p === d0 || s[p] !== ' ') continue;
-    const tail = matchTail(s, p + 1);
-    if (!tail) continue;
-    return { task: s.slice(0, len), pid: s.slice(d0, p), tgid: null, timestamp: tail.timestamp, mark: tail.mark };
+  if (s.length < 3) return null;
+  for (const k of taskStarts(s)) {
+    for (const len of taskEnds(s, k)) {
+      if (s[len] !== '-') continue;
+      let p = len + 1;
+      const d0 = p;
+      while (p < s.length && isDigit(s.charCodeAt(p))) p++;
+      if (p === d0 || s[p] !== ' ') continue;
+      const tail = matchTail(s, p + 1);
+      if (!tail) continue;
+      return { task: s.slice(k, len), pid: s.slice(d0, p), tgid: null, timestamp: tail.timestamp, mark: tail.mark };
+    }
   }
   return null;
 }
@@ -168,9 +217,10 @@ export function timestampToUs(ts: string): number {
   return roundUp ? us + 1 : us;
 }
 
-function tgidFromMark(mark: string): number | null {
+/** `([BE])\|(\d+)` at the start of the mark: the pid a `(-----)` line takes. */
+function tgidFromMark(mark: string): string | null {
   const m = /^[BE]\|(\d+)/.exec(mark);
-  return m ? Number(m[1]) : null;
+  return m ? m[1]! : null;
 }
 
 /** Whether `pattern` (ASCII) occurs in `input` at or after `from` (minus an overlap of the pattern's length). */
@@ -211,24 +261,43 @@ export function detect(input: Uint8Array | string, name = ''): SystraceDetection
   return null;
 }
 
+/** Python's universal newlines: `\r\n` and a lone `\r` end a line like `\n`. */
+function universalNewlines(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+function numericId(text: string): number {
+  return /^\d+$/.test(text) ? Number(text) : -1;
+}
+
 /**
  * Read a systrace capture: the lines from the first FTRACE header up to a line containing
- * `</script>` (upstream `get_trace_part`), each `tracing_mark_write: B|E` line parsed.
+ * `</script>` (upstream `get_trace_part`), each `tracing_mark_write: B|E` line parsed as
+ * `parse_trace_part` does. Lines are those of Python's text mode (universal newlines). Where
+ * upstream stops while reading (see InputFailure) the first such line is kept in `failure` and
+ * reading goes on as well as it can, for the Profile view.
  */
-export function read(text: string, file: string): SystraceTrace {
+export function read(textIn: string, file: string): SystraceTrace {
   const diagnostics: Diagnostic[] = [];
   const marks: MarkLine[] = [];
   let header: 'new' | 'old' | null = null;
   let headerLine = 0;
-  const lastTgid = new Map<number, number>();
-  const format: TraceFormat = /<html|<script class="trace-data"|<!DOCTYPE/i.test(text.slice(0, 65536)) ? 'html' : 'ftrace';
+  /** upstream's `pid_to_tgid`: the last TGID text seen on each thread */
+  const pidToTgid = new Map<string, string>();
+  const format: TraceFormat = /<html|<script class="trace-data"|<!DOCTYPE/i.test(textIn.slice(0, 65536)) ? 'html' : 'ftrace';
   let unmatchedReported = 0;
   let sawScriptEnd = false;
+  let failure: InputFailure | undefined;
+  const fail = (f: InputFailure): void => {
+    diagnostics.push({ severity: 'error', file, line: f.line, message: f.message, source: f.kind });
+    if (!failure) failure = f;
+  };
 
-  if (text.length === 0 || /^\s*$/.test(text)) {
+  if (textIn.length === 0 || /^\s*$/.test(textIn)) {
     diagnostics.push({ severity: 'error', file, message: 'the file is empty' });
     return { file, format: 'unknown', header, headerLine, marks, diagnostics };
   }
+  const text = universalNewlines(textIn);
 
   let pos = 0;
   let n = 0;
@@ -240,10 +309,11 @@ export function read(text: string, file: string): SystraceTrace {
     pos = text.lastIndexOf('\n', iHdr) + 1;
     for (let i = text.indexOf('\n'); i >= 0 && i < pos; i = text.indexOf('\n', i + 1)) n++;
   } else if (iHdr < 0) {
-    pos = text.length + 1;
+    pos = text.length;
   }
-  while (pos <= text.length) {
+  while (pos < text.length) {
     let end = text.indexOf('\n', pos);
+    const newline = end >= 0;
     if (end < 0) end = text.length;
     const raw = text.slice(pos, end);
     n++;
@@ -263,41 +333,63 @@ export function read(text: string, file: string): SystraceTrace {
       break;
     }
     if (!raw.includes('tracing_mark_write') && !raw.includes('[NN_') && !raw.includes('HIDL::IDevice')) continue;
-    const s = pyStrip(raw);
-    const g = matchNewFormat(s) ?? matchOldFormat(s);
+    const g = matchNewFormat(raw) ?? matchOldFormat(raw);
     if (!g) {
-      if (s.includes('HIDL::IDevice') || s.includes('[NN_') || s.includes('tracing_mark_write: B') || s.includes('tracing_mark_write: E')) {
+      if (raw.includes('HIDL::IDevice') || raw.includes('[NN_') || raw.includes('tracing_mark_write: B') || raw.includes('tracing_mark_write: E')) {
         if (unmatchedReported < 20) {
-          diagnostics.push({
-            severity: 'warning',
-            file,
+          fail({
             line: n,
-            message: `a trace mark line does not have the systrace layout and is skipped (upstream stops here with an AssertionError): ${s.slice(0, 200)}`,
+            kind: 'unmatched-line',
+            message: `a trace mark line does not have the systrace layout (TASK-PID (TGID) [CPU] FLAGS TIMESTAMP: tracing_mark_write: ...; the task name has 2 to 16 characters): ${pyStrip(raw).slice(0, 200)}`,
           });
         }
         unmatchedReported++;
       }
       continue;
     }
-    const tid = Number(g.pid);
-    let tgid: number | null = g.tgid !== null && /^\d+$/.test(g.tgid) ? Number(g.tgid) : null;
-    if (tgid === null) tgid = tgidFromMark(g.mark);
-    if (tgid === null) tgid = lastTgid.get(tid) ?? tid;
-    lastTgid.set(tid, tgid);
+    let tgidKey: string;
+    if (g.tgid !== null) tgidKey = g.tgid;
+    else if (g.mark.includes('|')) tgidKey = g.mark.split('|')[1]!;
+    else {
+      const known = pidToTgid.get(g.pid);
+      if (known === undefined) {
+        fail({
+          line: n,
+          kind: 'unknown-tgid',
+          message: `the mark "${g.mark.slice(0, 40)}" names no process and thread ${g.pid} has written none before (a capture without the TGID column needs B|<pid>|...)`,
+        });
+        tgidKey = g.pid;
+      } else tgidKey = known;
+    }
+    pidToTgid.set(g.pid, tgidKey);
+    if (tgidKey === '-----') {
+      const fromMark = tgidFromMark(g.mark);
+      if (fromMark === null) {
+        fail({
+          line: n,
+          kind: 'tgid-from-mark',
+          message: `the TGID column is "-----" and the mark "${g.mark.slice(0, 40)}" does not start with B|<pid> or E|<pid>, so the line names no process`,
+        });
+        tgidKey = g.pid;
+      } else tgidKey = fromMark;
+    }
     marks.push({
       line: n,
       task: g.task,
-      tid,
-      tgid,
+      pid: g.pid,
+      tid: Number(g.pid),
+      tgidKey,
+      tgid: numericId(tgidKey),
       timestamp: g.timestamp,
       timeUs: timestampToUs(g.timestamp),
       timeS: Number(g.timestamp),
       mark: g.mark,
-      text: s,
+      text: raw,
+      newline,
     });
   }
   if (unmatchedReported > 20) {
-    diagnostics.push({ severity: 'warning', file, message: `${unmatchedReported - 20} more trace mark lines without the systrace layout were skipped` });
+    diagnostics.push({ severity: 'error', file, message: `${unmatchedReported - 20} more trace mark lines without the systrace layout` });
   }
   if (header === null) {
     diagnostics.push({
@@ -308,7 +400,7 @@ export function read(text: string, file: string): SystraceTrace {
     });
   } else if (format === 'html' && !sawScriptEnd) {
     diagnostics.push({ severity: 'warning', file, message: 'the trace-data block is not closed by </script> (truncated HTML?); read to the end of the file' });
-  } else if (format === 'ftrace' && !/\n\s*$/.test(text.slice(-4096))) {
+  } else if (format === 'ftrace' && !text.endsWith('\n')) {
     // upstream reads such a file without a word; a cut-off capture explains missing end marks
     const lastLine = text.slice(text.lastIndexOf('\n') + 1);
     diagnostics.push({
@@ -318,5 +410,5 @@ export function read(text: string, file: string): SystraceTrace {
       message: `the file ends in the middle of a line (truncated capture?): ${lastLine.trim().slice(0, 120)}`,
     });
   }
-  return { file, format: header === null ? 'unknown' : format, header, headerLine, marks, diagnostics };
+  return { file, format: header === null ? 'unknown' : format, header, headerLine, marks, diagnostics, ...(failure ? { failure } : {}) };
 }

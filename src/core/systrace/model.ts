@@ -52,8 +52,7 @@ export const SUBPHASES: Readonly<Record<string, readonly string[]>> = {
 
 export function isSubphaseOf(phase: string | null, parentPhase: string | null): boolean {
   if (parentPhase === null || phase === null) return false;
-  const list = SUBPHASES[parentPhase];
-  return list !== undefined && list.includes(phase);
+  return Object.hasOwn(SUBPHASES, parentPhase) && SUBPHASES[parentPhase]!.includes(phase);
 }
 
 export function isExecutionSubphase(phase: string | null): boolean {
@@ -192,6 +191,13 @@ export interface TimingTable {
 
 export type RunStatus = 'complete' | 'incomplete' | 'invalid';
 
+/**
+ * What AOSP's parser does with the run when its end is reached: prints it; skips it with
+ * `Incomplete trace, not able to print all statistics`; raises while printing it (`failed`: the
+ * JSON separator is out, nothing else); or never gets there, having stopped earlier (`not-reached`).
+ */
+export type RunOutput = 'printed' | 'incomplete' | 'failed' | 'not-reached';
+
 export interface RunResult {
   index: number;
   /** the `[NN_LA_PO]` mark text that started the run, '' when the trace has none */
@@ -200,7 +206,9 @@ export interface RunResult {
   firstLine: number;
   lastLine: number;
   status: RunStatus;
-  /** whether upstream prints this run (complete and before any fatal error) */
+  /** what upstream does with the run (see RunOutput) */
+  output: RunOutput;
+  /** whether upstream prints this run's table (output === 'printed') */
   printed: boolean;
   threads: TimelineThread[];
   /** upstream float arithmetic (ms) */
@@ -229,6 +237,8 @@ export interface DroppedMark {
 }
 
 export interface TrackedThread {
+  /** the PID column text (upstream keys threads by it) */
+  pid: string;
   tid: number;
   tgid: number;
   task: string;
@@ -245,8 +255,27 @@ export interface SystraceAnalysis {
   droppedMarks: DroppedMark[];
   diagnostics: Diagnostic[];
   /** the first error at which AOSP's parser stops (its output ends there; exit status 1) */
-  fatal?: { line?: number; message: string; lineText?: string };
+  fatal?: FatalError;
   markCount: number;
+}
+
+/** Where and why AOSP's parser raises. */
+export interface FatalError {
+  line?: number;
+  message: string;
+  /** the line as read, when a mark line is the cause */
+  lineText?: string;
+  /**
+   * input: while reading the lines (it prints nothing at all); mark: handling a mark of a tracked
+   * thread (it prints `failed on line N <line>` first); untracked-mark: an IDevice mark on a thread
+   * it does not track (AssertionError); run: computing a run's statistics (after the run's JSON
+   * separator)
+   */
+  stage: 'input' | 'mark' | 'untracked-mark' | 'run';
+  /** stage 'run': the index of the run being printed */
+  run?: number;
+  /** what upstream writes to standard output just before raising */
+  stdout?: string;
 }
 
 export type TraceFormat = 'html' | 'ftrace' | 'unknown';

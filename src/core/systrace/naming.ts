@@ -33,15 +33,20 @@ export function matchTag(mark: string): string | null {
   return null;
 }
 
-/** `translate_hidl_mark_to_nn_and_tag`: `NN_<layer>_<phase>` for a HIDL (or any untagged) mark. */
-export function translateHidlMark(mark: string): string {
-  let layer: string;
+/**
+ * `translate_hidl_mark_to_nn_and_tag`: `NN_<layer>_<phase>` for a mark without a tag. The layer
+ * rules are tried in upstream's order (client, server, passthrough, getCapabilities /
+ * getSupportedOperations, no `HIDL` at all); a `HIDL` mark that none of them names has no layer:
+ * upstream stops with an AssertionError there, and this returns null.
+ */
+export function translateHidlMark(mark: string): string | null {
+  let layer: string | null = null;
   if (mark.includes('::client')) layer = mark.includes('notify') ? 'LX' : 'LI';
   else if (mark.includes('::server')) layer = mark.includes('notify') ? 'LX' : 'LD';
   else if (mark.includes('::passthrough')) layer = 'LI';
   else if (mark.includes('getCapabilities') || mark.includes('getSupportedOperations')) layer = 'LD';
-  else layer = 'LX';
-  if (!mark.includes('HIDL')) layer = 'LX';
+  else if (!mark.includes('HIDL')) layer = 'LX';
+  if (layer === null) return null;
   let phase: string;
   if (mark.includes('IAllocator')) phase = 'PU';
   else if (mark.includes('getCapabilities')) phase = 'PI';
@@ -60,10 +65,17 @@ export interface ParsedTag {
   hidl: boolean;
 }
 
-/** Tag of a `B` mark; `null` layer/phase with an error text when the tag has not three parts. */
-const parsedTags = new Map<string, ParsedTag | { error: string; tag: string }>();
+export interface TagError {
+  tag: string;
+  /** `parts`: the tag does not split into three (ValueError upstream); `hidl`: a HIDL mark with no layer (AssertionError) */
+  kind: 'parts' | 'hidl';
+  error: string;
+}
 
-export function parseTag(mark: string): ParsedTag | { error: string; tag: string } {
+/** Tag of a `B` mark, or why upstream cannot read it. */
+const parsedTags = new Map<string, ParsedTag | TagError>();
+
+export function parseTag(mark: string): ParsedTag | TagError {
   const cached = parsedTags.get(mark);
   if (cached !== undefined) return cached;
   const r = computeTag(mark);
@@ -72,38 +84,53 @@ export function parseTag(mark: string): ParsedTag | { error: string; tag: string
   return r;
 }
 
-function computeTag(mark: string): ParsedTag | { error: string; tag: string } {
+function computeTag(mark: string): ParsedTag | TagError {
   const t = matchTag(mark);
   const tag = t ?? translateHidlMark(mark);
+  if (tag === null) {
+    return {
+      tag: '',
+      kind: 'hidl',
+      error: `the HIDL mark "${mark.slice(0, 120)}" names no side (::client, ::server or ::passthrough), so it has no layer; upstream stops with an AssertionError`,
+    };
+  }
   const parts = tag.split('_');
   if (parts.length !== 3) {
     return {
       tag,
+      kind: 'parts',
       error: `the tag [${tag}] does not have the form NN_<layer>_<phase> (${parts.length} parts); upstream stops with a ValueError`,
     };
   }
   return { tag, layer: parts[1]!, phase: parts[2]!, hidl: t === null };
 }
 
-/** `get_function_name_from_mark`: the text after the tag, markers and `B|pid|` removed. */
+/**
+ * `get_function_name_from_mark`: the third `|`-separated field; for a `[NN_` mark, the text after
+ * the first `]` once `[SUB]` / `[SW]` are removed, up to the next `]`, without `[`. Null where
+ * upstream raises an IndexError (fewer than two `|`, or `[NN_` with no `]`).
+ */
+export function upstreamFunctionName(mark: string): string | null {
+  const fields = mark.split('|');
+  if (fields.length < 3) return null;
+  let f = fields[2]!;
+  if (f.includes('[NN_')) {
+    f = f.split(MARKER_SUBTRACT).join('').split(MARKER_SWITCH).join('');
+    const pieces = f.split(']');
+    if (pieces.length < 2) return null;
+    f = pieces[1]!.split('[').join('');
+  }
+  return f;
+}
+
+/** The function name of a mark for display: upstream's where it has one, else the text after `B|pid|`. */
 const functionNames = new Map<string, string>();
 
 export function functionName(mark: string): string {
   const cached = functionNames.get(mark);
   if (cached !== undefined) return cached;
-  const name = computeFunctionName(mark);
+  const name = upstreamFunctionName(mark) ?? mark.replace(/^[BE]\|\d*\|?/, '');
   if (functionNames.size > 100_000) functionNames.clear();
   functionNames.set(mark, name);
   return name;
-}
-
-function computeFunctionName(mark: string): string {
-  let rest = mark.replace(/^B\|\d+\|/, '');
-  rest = rest.split(MARKER_SWITCH).join('').split(MARKER_SUBTRACT).join('');
-  const t = matchTag(`B|0|${rest}`);
-  if (t !== null) {
-    const i = rest.lastIndexOf(`[${t}]`);
-    if (i >= 0) return rest.slice(i + t.length + 2);
-  }
-  return rest;
 }

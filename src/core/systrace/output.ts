@@ -3,13 +3,11 @@
  * parse_systrace.py prints them, the JSON run objects and the `--print-detail` dumps.
  */
 import type { Aggregate, Table } from './aggregate';
-import type { TableCell, TableLayer, TableRow, TimingTable } from './model';
+import { COUNTED_LAYERS, EXECUTION_SUBPHASES, type TableCell, type TableLayer, type TableRow, type TimingTable } from './model';
 import { pyFixed2, pyFloatRepr, PyInt, type PyJson, pyJsonDumps } from './pyformat';
 import { elapsedLessSubtracted, type CallNode, upstreamClock } from './tree';
 import type { Stats, Tracker } from './tracker';
 
-export const TEMPLATE_LAYERS = ['LA', 'LC', 'LD', 'LI', 'LR', 'LT'] as const;
-export const TEMPLATE_PHASES = ['PC', 'PE', 'PEO', 'PI', 'PIO', 'PO', 'PP', 'PR', 'PT'] as const;
 
 export interface TemplateOptions {
   totalTimes?: boolean;
@@ -17,80 +15,97 @@ export interface TemplateOptions {
 }
 
 export interface TemplateInputs {
+  /** `template_inputs`: `<L>_<P>`, `<L>_PEO`, `<L>_PO`, `<L>_PEp` (NaN = missing) */
   values: Record<string, number>;
+  /** whether the CPU row is printed: some LC value of PI PP PC PE PT PIO PR above 0 (before the division) */
+  hasCpu: boolean;
+  /** per execution: what the Execution columns were divided by */
   executionCount?: number;
+  /** `times` and `self_times` as the JSON holds them: with --per-execution and warmup + benchmark,
+   * the PE rows of the table in use (total or self) are replaced by the benchmark's */
+  times: Table;
+  selfTimes: Table;
 }
 
-/** The `template_inputs` dictionary (NaN = missing). */
+const PHASES_TO_PICK = ['PI', 'PP', 'PC', 'PE', 'PT', 'PIO', 'PR'] as const;
+const LAYERS_AND_TOTAL = ['LA', 'LR', 'LI', 'LD', 'LC', 'LT'] as const;
+
+function cloneTable(t: Table): Table {
+  const out: Table = {};
+  for (const [k, row] of Object.entries(t)) out[k] = { ...row };
+  return out;
+}
+
+/** The inputs of the text template (and the JSON's `template_inputs`), as upstream's `print_stats` computes them. */
 export function templateInputs(agg: Aggregate, opts: TemplateOptions): TemplateInputs {
-  let src: Table;
-  let count: number | undefined;
-  if (opts.perExecution) {
-    const nested = agg.hasWarmupAndBenchmark ? agg.nested.PBM : undefined;
-    if (nested) {
-      src = opts.totalTimes ? nested.times : nested.selfTimes;
-      count = agg.executionCounts.PBM;
-    } else {
-      src = opts.totalTimes ? agg.times : agg.selfTimes;
-      count = agg.executionCounts.PO;
+  const times = cloneTable(agg.times);
+  const selfTimes = cloneTable(agg.selfTimes);
+  const use = opts.totalTimes ? times : selfTimes;
+  const pbm = agg.nested.PBM;
+  if (agg.hasWarmupAndBenchmark && opts.perExecution && pbm) {
+    const from = opts.totalTimes ? pbm.times : pbm.selfTimes;
+    for (const phase of ['PE', ...EXECUTION_SUBPHASES]) {
+      for (const layer of LAYERS_AND_TOTAL) use[phase]![layer] = from[phase]![layer]!;
     }
-  } else {
-    src = opts.totalTimes ? agg.times : agg.selfTimes;
   }
   const values: Record<string, number> = {};
-  const get = (phase: string, layer: string): number => {
-    const row = src[phase];
-    if (!row) return NaN;
-    const v = row[layer]!;
-    if (count === undefined) return v;
-    return count === 0 ? NaN : v / count;
-  };
-  for (const layer of TEMPLATE_LAYERS) {
-    for (const phase of ['PI', 'PP', 'PC', 'PE', 'PT', 'PO', 'PIO', 'PR'] as const) {
-      if (src[phase]) values[`${layer}_${phase}`] = get(phase, layer);
+  let hasCpu = false;
+  for (const layer of COUNTED_LAYERS) {
+    for (const phase of PHASES_TO_PICK) {
+      const t = use[phase]![layer]!;
+      values[`${layer}_${phase}`] = t;
+      if (layer === 'LC') hasCpu = hasCpu || t > 0.0;
     }
-    values[`${layer}_PEO`] = get('PE', layer) - get('PIO', layer) - get('PR', layer);
   }
-  const ltPe = get('PE', 'LT');
-  for (const layer of TEMPLATE_LAYERS) {
-    if (layer === 'LT') continue;
-    const pe = get('PE', layer);
-    values[`${layer}_PEp`] = ltPe === 0 ? 0.0 : (pe * 100) / ltPe;
+  for (const phase of PHASES_TO_PICK) values[`LT_${phase}`] = use[phase]!.LT!;
+  for (const layer of LAYERS_AND_TOTAL) {
+    values[`${layer}_PEO`] = values[`${layer}_PE`]! - values[`${layer}_PIO`]! - values[`${layer}_PR`]!;
+    values[`${layer}_PO`] = use.PO![layer]!;
   }
-  return { values, executionCount: count };
+  const ltPe = values.LT_PE!;
+  for (const layer of COUNTED_LAYERS) values[`${layer}_PEp`] = ltPe > 0.0 ? (values[`${layer}_PE`]! * 100.0) / ltPe : NaN;
+  let executionCount: number | undefined;
+  if (opts.perExecution) {
+    executionCount = agg.hasWarmupAndBenchmark ? agg.executionCounts.PBM : agg.executionCounts.PO;
+    for (const layer of LAYERS_AND_TOTAL) {
+      for (const phase of ['PIO', 'PEO', 'PR', 'PE']) {
+        const k = `${layer}_${phase}`;
+        values[k] = executionCount !== 0 ? values[k]! / executionCount : NaN;
+      }
+    }
+  }
+  return { values, hasCpu, ...(executionCount !== undefined ? { executionCount } : {}), times, selfTimes };
 }
 
 // ---------------------------------------------------------------------------------------------
 // text tables
 // ---------------------------------------------------------------------------------------------
 
+/** A column of the structured table (the text comes from the templates below). */
 interface ColumnSpec {
   key: string;
   label: string;
-  width: number;
-  /** 1-based column where the value's last character falls */
-  end: number;
   percent?: boolean;
 }
 
 const ALL_PHASES_COLUMNS: ColumnSpec[] = [
-  { key: 'PI', label: 'Initialization', width: 9, end: 28 },
-  { key: 'PP', label: 'Preparation', width: 9, end: 42 },
-  { key: 'PC', label: 'Compilation', width: 9, end: 56 },
-  { key: 'PIO', label: 'I/O', width: 11, end: 70 },
-  { key: 'PEO', label: 'Compute', width: 11, end: 84 },
-  { key: 'PR', label: 'Results', width: 9, end: 97 },
-  { key: 'PE', label: 'Ex. total', width: 9, end: 111 },
-  { key: 'PT', label: 'Termination', width: 9, end: 125 },
-  { key: 'PO', label: 'Total', width: 9, end: 138 },
+  { key: 'PI', label: 'Initialization' },
+  { key: 'PP', label: 'Preparation' },
+  { key: 'PC', label: 'Compilation' },
+  { key: 'PIO', label: 'I/O' },
+  { key: 'PEO', label: 'Compute' },
+  { key: 'PR', label: 'Results' },
+  { key: 'PE', label: 'Ex. total' },
+  { key: 'PT', label: 'Termination' },
+  { key: 'PO', label: 'Total' },
 ];
 
 const PER_EXECUTION_COLUMNS: ColumnSpec[] = [
-  { key: 'PIO', label: 'I/O', width: 11, end: 25 },
-  { key: 'PEO', label: 'Compute', width: 11, end: 39 },
-  { key: 'PR', label: 'Results', width: 9, end: 52 },
-  { key: 'PE', label: 'Total', width: 9, end: 66 },
-  { key: 'PEp', label: 'Percentage', width: 9, end: 79, percent: true },
+  { key: 'PIO', label: 'I/O' },
+  { key: 'PEO', label: 'Compute' },
+  { key: 'PR', label: 'Results' },
+  { key: 'PE', label: 'Total' },
+  { key: 'PEp', label: 'Percentage', percent: true },
 ];
 
 const ROWS: { layer: TableLayer; label: string }[] = [
@@ -113,22 +128,77 @@ export function cellText(v: number, percent = false): string {
   return s;
 }
 
-function renderRow(label: string, cols: ColumnSpec[], texts: string[], stars: boolean[]): string {
-  let line = label;
-  for (let i = 0; i < cols.length; i++) {
-    const c = cols[i]!;
-    const start = c.end - c.width; // 0-based index where the field starts
-    const gap = i === 0 ? start - label.length : start - (cols[i - 1]!.end);
-    // the previous star (if any) took the first character of this gap
-    const prevStar = i > 0 && stars[i - 1] ? 1 : 0;
-    line += ' '.repeat(Math.max(i === 0 ? 1 : 0, gap - prevStar));
-    let t = texts[i]!;
-    if (c.percent) t = t.endsWith('%') ? `${t.slice(0, -1).padStart(c.width)}%` : t.padStart(c.width + 1);
-    else t = t.padStart(c.width);
-    line += t;
-    if (stars[i]) line += '*';
-  }
-  return line;
+const RULE_ALL = '='.repeat(139);
+const RULE_EXEC = '='.repeat(80);
+
+/** The layout of the all-phases table: `{KEY:f}` is a value right-aligned in 9 columns with 2 decimals, `{KEY:fl}` in 11. */
+const TEMPLATE_ALL_PHASES = [
+  '',
+  RULE_ALL,
+  `NNAPI timing summary (self-times, ms wall-clock)${' '.repeat(54)}Execution`,
+  `${' '.repeat(59)}${'-'.repeat(52)}`,
+  '              Initialization   Preparation   Compilation           I/O       Compute      Results     Ex. total   Termination        Total',
+  '              --------------   -----------   -----------   -----------  ------------  -----------   -----------   -----------   ----------',
+  ...(
+    [
+      ['Application', 'LA'],
+      ['Runtime', 'LR'],
+      ['IPC', 'LI'],
+      ['Driver', 'LD'],
+      ['CPU', 'LC'],
+    ] as const
+  ).map(
+    ([label, l]) =>
+      `${label.padEnd(19)}{${l}_PI:f}     {${l}_PP:f}     {${l}_PC:f}   {${l}_PIO:fl}   {${l}_PEO:fl}    {${l}_PR:f}     {${l}_PE:f}     {${l}_PT:f}    {${l}_PO:f}${l === 'LA' ? '*' : ''}`,
+  ),
+  '',
+  'Total              {LT_PI:f}*    {LT_PP:f}*    {LT_PC:f}*  {LT_PIO:fl}*  {LT_PEO:fl}*   {LT_PR:f}*    {LT_PE:f}*    {LT_PT:f}*   {LT_PO:f}*',
+  RULE_ALL,
+  '* This total ignores missing (n/a) values and thus is not necessarily consistent with the rest of the numbers',
+  '',
+].join('\n');
+
+const TEMPLATE_EXECUTION_ONLY = [
+  '',
+  RULE_EXEC,
+  `NNAPI timing summary (self-times, ms wall-clock)${' '.repeat(23)}Execution`,
+  `${' '.repeat(14)}${'-'.repeat(66)}`,
+  '                      I/O       Compute      Results         Total    Percentage',
+  '              -----------  ------------  -----------   -----------   -----------',
+  ...(
+    [
+      ['Application', 'LA'],
+      ['Runtime', 'LR'],
+      ['IPC', 'LI'],
+      ['Driver', 'LD'],
+      ['CPU', 'LC'],
+    ] as const
+  ).map(([label, l]) => `${label.padEnd(14)}{${l}_PIO:fl}   {${l}_PEO:fl}    {${l}_PR:f}     {${l}_PE:f}  {${l}_PEp:fl}%`),
+  '',
+  'Total         {LT_PIO:fl}*  {LT_PEO:fl}*   {LT_PR:f}*    {LT_PE:f}          100%',
+  RULE_EXEC,
+  '* This total ignores missing (n/a) values and thus is not necessarily consistent',
+  '  with the rest of the numbers',
+  '',
+].join('\n');
+
+/**
+ * The table as parse_systrace.py prints it: the starting mark, then the template filled in with
+ * Python's `{:>9.2f}` / `{:>11.2f}`, then, on the whole text, ` 0.00%` -> `     -`, ` 0.00` ->
+ * `    -`, ` nan` -> ` n/a`; the CPU row is left out unless `hasCpu`.
+ */
+export function renderTable(startingMark: string, inputs: TemplateInputs, opts: TemplateOptions, hasWarmupAndBenchmark: boolean): string {
+  let template = opts.perExecution ? TEMPLATE_EXECUTION_ONLY : TEMPLATE_ALL_PHASES;
+  if (opts.totalTimes) template = template.split('self-times').join('total time');
+  if (hasWarmupAndBenchmark && opts.perExecution) template = template.split('Execution').join('Benchmark');
+  let out = template.replace(/\{([A-Z]+_[A-Za-z]+):(fl|f)\}/g, (_m, key: string, f: string) => pyFixed2(inputs.values[key] ?? NaN).padStart(f === 'fl' ? 11 : 9));
+  out = out.split(' 0.00%').join('     -').split(' 0.00').join('    -').split(' nan').join(' n/a');
+  const lines = out.split('\n');
+  lines.pop(); // the template ends with a line break
+  return `${startingMark}\n${lines
+    .filter((l) => inputs.hasCpu || l.slice(0, 3) !== 'CPU')
+    .map((l) => `${l}\n`)
+    .join('')}`;
 }
 
 export interface TableSource {
@@ -148,39 +218,16 @@ function contributionIds(agg: Aggregate, layer: string, column: string, nestedPr
 }
 
 /** Builds a table (cells with values, text and contributing marks) and its AOSP text. */
-export function buildTable(
-  startingMark: string,
-  src: TableSource,
-  opts: TemplateOptions,
-): TimingTable {
+export function buildTable(startingMark: string, src: TableSource, opts: TemplateOptions): TimingTable {
   const up = templateInputs(src.upstream, opts);
   const ex = templateInputs(src.exact, opts);
   const perExecution = !!opts.perExecution;
   const cols = perExecution ? PER_EXECUTION_COLUMNS : ALL_PHASES_COLUMNS;
   const nestedPrefix = perExecution && src.upstream.hasWarmupAndBenchmark ? 'PBM:' : '';
-  const showCpu = cols.some((c) => (up.values[`LC_${c.key}`] ?? 0) > 0);
+  const showCpu = up.hasCpu;
   const rows: TableRow[] = [];
-  const textLines: string[] = [];
-  const width = perExecution ? 80 : 139;
-  const what = opts.totalTimes ? 'total time' : 'self-times';
-  const heading = `NNAPI timing summary (${what}, ms wall-clock)`;
+  const heading = `NNAPI timing summary (${opts.totalTimes ? 'total time' : 'self-times'}, ms wall-clock)`;
   const right = perExecution && src.upstream.hasWarmupAndBenchmark ? 'Benchmark' : 'Execution';
-  textLines.push(startingMark, '', '='.repeat(width));
-  if (perExecution) {
-    textLines.push(heading + right.padStart(80 - heading.length));
-    textLines.push(`${' '.repeat(14)}${'-'.repeat(66)}`);
-    textLines.push('                      I/O       Compute      Results         Total    Percentage');
-    textLines.push('              -----------  ------------  -----------   -----------   -----------');
-  } else {
-    textLines.push(heading + right.padStart(111 - heading.length));
-    textLines.push(`${' '.repeat(59)}${'-'.repeat(52)}`);
-    textLines.push(
-      '              Initialization   Preparation   Compilation           I/O       Compute      Results     Ex. total   Termination        Total',
-    );
-    textLines.push(
-      '              --------------   -----------   -----------   -----------  ------------  -----------   -----------   -----------   ----------',
-    );
-  }
   const makeCells = (layer: TableLayer, starAll: boolean, starLast: boolean): TableCell[] =>
     cols.map((c, i) => {
       const key = `${layer}_${c.key}`;
@@ -198,49 +245,14 @@ export function buildTable(
     });
   for (const r of ROWS) {
     if (r.layer === 'LC' && !showCpu) continue;
-    const cells = makeCells(r.layer, false, r.layer === 'LA' && !perExecution);
-    rows.push({ layer: r.layer, label: r.label, cells });
-    textLines.push(
-      renderRow(
-        r.label,
-        cols,
-        cells.map((c) => c.text),
-        cells.map((c) => c.starred),
-      ),
-    );
+    rows.push({ layer: r.layer, label: r.label, cells: makeCells(r.layer, false, r.layer === 'LA' && !perExecution) });
   }
-  textLines.push('');
   const totalCells = makeCells('LT', true, false);
   if (perExecution) {
     const pIdx = totalCells.length - 1;
     totalCells[pIdx] = { ...totalCells[pIdx]!, value: 100, exactMs: 100, text: '100%', starred: false, marks: contributionIds(src.upstream, 'LT', 'PE', nestedPrefix) };
   }
   rows.push({ layer: 'LT', label: 'Total', cells: totalCells });
-  if (perExecution) {
-    const main = renderRow(
-      'Total',
-      cols.slice(0, -1),
-      totalCells.slice(0, -1).map((c) => c.text),
-      totalCells.slice(0, -1).map((c) => c.starred),
-    );
-    textLines.push(`${main}          100%`);
-  } else {
-    textLines.push(
-      renderRow(
-        'Total',
-        cols,
-        totalCells.map((c) => c.text),
-        totalCells.map((c) => c.starred),
-      ),
-    );
-  }
-  textLines.push('='.repeat(width));
-  if (perExecution) {
-    textLines.push('* This total ignores missing (n/a) values and thus is not necessarily consistent');
-    textLines.push('  with the rest of the numbers');
-  } else {
-    textLines.push('* This total ignores missing (n/a) values and thus is not necessarily consistent with the rest of the numbers');
-  }
   const kind: TimingTable['kind'] = perExecution ? (opts.totalTimes ? 'per-execution-total' : 'per-execution-self') : opts.totalTimes ? 'total' : 'self';
   return {
     kind,
@@ -248,8 +260,8 @@ export function buildTable(
     columns: cols.map((c) => ({ key: c.key, label: c.label })),
     rows,
     showCpu,
-    executionCount: up.executionCount,
-    text: `${textLines.join('\n')}\n`,
+    ...(up.executionCount !== undefined ? { executionCount: up.executionCount } : {}),
+    text: renderTable(startingMark, up, opts, src.upstream.hasWarmupAndBenchmark),
   };
 }
 
@@ -257,20 +269,21 @@ export function buildTable(
 // JSON
 // ---------------------------------------------------------------------------------------------
 
+/** A table for the JSON: NaN stays NaN (written `NaN`, then replaced like upstream does). */
 function tableToJson(t: Table): { [k: string]: PyJson } {
   const out: { [k: string]: PyJson } = {};
-  for (const [phase, row] of Object.entries(t)) {
-    const r: { [k: string]: PyJson } = {};
-    for (const [layer, v] of Object.entries(row)) r[layer] = Number.isNaN(v) ? null : v;
-    out[phase] = r;
-  }
+  for (const [phase, row] of Object.entries(t)) out[phase] = { ...row };
   return out;
 }
 
-/** One run object as upstream dumps it (`json.dumps(obj, indent=2, sort_keys=True)`). */
+/**
+ * One run object as upstream dumps it: `json.dumps(obj, indent=2, sort_keys=True)`, then every
+ * `NaN` in the text (strings included) replaced by `null`.
+ */
 export function runJson(startingMark: string, agg: Aggregate, opts: TemplateOptions): string {
-  const times = tableToJson(agg.times);
-  const self = tableToJson(agg.selfTimes);
+  const inputs = templateInputs(agg, opts);
+  const times = tableToJson(inputs.times);
+  const self = tableToJson(inputs.selfTimes);
   for (const ap of ['PWU', 'PBM'] as const) {
     const n = agg.nested[ap];
     if (n) {
@@ -279,7 +292,7 @@ export function runJson(startingMark: string, agg: Aggregate, opts: TemplateOpti
     }
   }
   const ti: { [k: string]: PyJson } = {};
-  for (const [k, v] of Object.entries(templateInputs(agg, { totalTimes: opts.totalTimes }).values)) ti[k] = Number.isNaN(v) ? null : v;
+  for (const [k, v] of Object.entries(inputs.values)) ti[k] = v;
   const obj: { [k: string]: PyJson } = {
     execution_counts: {
       PBM: new PyInt(agg.executionCounts.PBM),
@@ -292,7 +305,7 @@ export function runJson(startingMark: string, agg: Aggregate, opts: TemplateOpti
     times,
     version: new PyInt(1),
   };
-  return pyJsonDumps(obj);
+  return pyJsonDumps(obj).split('NaN').join('null');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,7 +318,7 @@ function pyBool(b: boolean): string {
 
 /** Per-tracker statistics: `<tid> App|Driver`, then each key with its contributing marks. */
 export function statsDetail(tracker: Tracker, stats: Stats | null): string {
-  let out = `${tracker.tid} ${tracker.isDriver ? 'Driver' : 'App'}\n`;
+  let out = `${tracker.pid} ${tracker.isDriver ? 'Driver' : 'App'}\n`;
   if (!stats) return out;
   for (const [key, e] of stats) {
     out += `${key} ${pyFloatRepr(e.total)}\n`;

@@ -138,7 +138,7 @@ describe('special cases', () => {
     ]);
     const a = analyseText(text, 'ld.txt');
     expect(a.runs[0]!.status).toBe('invalid');
-    expect(a.diagnostics.some((d) => d.source === 'execution-pairs' && /LD_PE/.test(d.message))).toBe(true);
+    expect(a.diagnostics.some((d) => d.source === 'ld-pe-pairs' && /LD_PE/.test(d.message))).toBe(true);
     expect(a.fatal).toBeDefined();
     expect(a.runs[0]!.tables).toBeDefined();
   });

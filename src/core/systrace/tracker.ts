@@ -2,7 +2,7 @@
  * Per-thread tracking (AOSP `parser/tracker.py`): builds the call tree of one thread from its
  * B/E marks, and computes the per-thread statistics after the tree rewrites.
  */
-import { functionName, MARKER_SUBTRACT, MARKER_SWITCH, parseTag } from './naming';
+import { MARKER_SUBTRACT, MARKER_SWITCH, parseTag, upstreamFunctionName } from './naming';
 import {
   addMissingLaNodes,
   type CallNode,
@@ -20,7 +20,13 @@ import {
 } from './tree';
 import { isExecutionSubphase } from './model';
 
-/** The application phase stack shared by all trackers (PWU / PBM, default PO). */
+/**
+ * The application phase stack shared by all trackers (PWU / PBM, default PO). Upstream pushes at
+ * every LA_PWU / LA_PBM begin but never pops (its end test compares the method `node.phase`, not
+ * the phase, with PWU / PBM): once a warmup starts, every later mark of the run belongs to PWU,
+ * after a benchmark starts to PBM, until the next run resets the stack. Reproduced, since every
+ * table depends on it.
+ */
 export class AppPhase {
   stack: string[] = [];
   current(): string {
@@ -57,7 +63,9 @@ export interface BeginEnd {
 export class MarkError extends Error {
   constructor(
     message: string,
-    readonly kind: 'unbalanced' | 'tag',
+    /** unbalanced: `E` with nothing open (upstream: Exception); tag: unreadable tag (ValueError /
+     * AssertionError); function-name: an `E` closing a mark without a function field (IndexError) */
+    readonly kind: 'unbalanced' | 'tag' | 'function-name',
   ) {
     super(message);
   }
@@ -81,6 +89,8 @@ export class Tracker {
   ignored: { node: CallNode; into: CallNode }[] = [];
 
   constructor(
+    /** the PID column text (upstream's key) */
+    readonly pid: string,
     readonly tid: number,
     readonly tgid: number,
     readonly task: string,
@@ -186,8 +196,15 @@ export class Tracker {
       node.endS = timeS;
       this.current = this.stack.pop()!;
       if (node.isDummy) return;
-      if (node.layer === 'LA' && (node.phase === 'PWU' || node.phase === 'PBM')) this.appPhase.pop();
-      const key = `${node.appPhase}::${functionName(node.mark ?? '')}`;
+      // no AppPhase pop here: see AppPhase
+      const fn = upstreamFunctionName(node.mark ?? '');
+      if (fn === null) {
+        throw new MarkError(
+          `the mark "${(node.mark ?? '').slice(0, 80)}" closed here has no function name field (B|<pid>|<name>); upstream stops with an IndexError`,
+          'function-name',
+        );
+      }
+      const key = `${node.appPhase}::${fn}`;
       let list = this.beginsAndEnds.get(key);
       if (!list) this.beginsAndEnds.set(key, (list = []));
       list.push(node);

@@ -120,34 +120,40 @@ export function elapsedLessSubtracted(n: CallNode, clock: Clock): number | null 
   return ret;
 }
 
-/** Replace nodes matching `drop` by their children, in place (remove_ignored / remove_dummies). */
-function spliceOut(root: CallNode, drop: (n: CallNode) => boolean, removed?: (n: CallNode, into: CallNode) => void): void {
-  const visit = (node: CallNode): void => {
-    let changed = false;
-    const out: CallNode[] = [];
-    for (const c of node.children) {
-      visit(c);
-      if (drop(c)) {
-        changed = true;
-        removed?.(c, node);
-        for (const g of c.children) {
-          g.parent = node;
-          out.push(g);
-        }
-      } else out.push(c);
+/**
+ * Deletes the nodes `drop` selects (collected in pre-order first), as upstream's `remove`: the
+ * node leaves its parent's child list and its children are appended at the END of that list, so
+ * the order of siblings changes (and with it the order of float sums).
+ */
+function removeNodes(root: CallNode, drop: (n: CallNode) => boolean, removed?: (n: CallNode, into: CallNode) => void): void {
+  const doomed = preorder(root).filter((n) => !n.isRoot && drop(n));
+  if (!doomed.length) return;
+  // one pass with lazy deletion: removing a node keeps the order of the others, and children
+  // are appended in the order upstream appends them (pre-order: a parent goes before its children)
+  const deleted = new Set<CallNode>();
+  const touched = new Set<CallNode>();
+  for (const n of doomed) {
+    const p = n.parent!;
+    deleted.add(n);
+    touched.add(p);
+    for (const c of n.children) {
+      p.children.push(c);
+      c.parent = p;
     }
-    if (changed) node.children = out;
-  };
-  visit(root);
+    removed?.(n, p);
+    n.parent = null;
+  }
+  for (const p of touched) p.children = p.children.filter((c) => !deleted.has(c));
 }
 
-/** Deletes LX nodes (children go to the parent); `removed` hears of each with its new parent. */
+/** `remove_ignored`: deletes LX nodes; `removed` hears of each with the node that took its children. */
 export function removeIgnored(root: CallNode, removed?: (n: CallNode, into: CallNode) => void): void {
-  spliceOut(root, (n) => !n.isDummy && !n.isRoot && n.layer === 'LX', removed);
+  removeNodes(root, (n) => !n.isDummy && n.layer === 'LX', removed);
 }
 
+/** `remove_dummies`: deletes the `[SW]` placeholders. */
 export function removeDummies(root: CallNode): void {
-  spliceOut(root, (n) => n.isDummy);
+  removeNodes(root, (n) => n.isDummy);
 }
 
 function preorder(root: CallNode): CallNode[] {
@@ -161,60 +167,52 @@ function preorder(root: CallNode): CallNode[] {
   return out;
 }
 
-/** `copy_subtracted_init_and_wrong_la` */
+function addChild(parent: CallNode, node: CallNode): CallNode {
+  node.parent = parent;
+  parent.children.push(node);
+  return node;
+}
+
+/**
+ * `copy_subtracted_init_and_wrong_la`. Collects, in pre-order, (a) `[SUB]` nodes, (b) PI nodes
+ * under a non-PI parent, (c) LR/LI nodes under an LA node of another phase that is not PO, PE or
+ * a PE subphase; then, one after the other (each move sees the earlier ones), adds a copy of each
+ * at its destination (phase resolved at that moment) and flags the original `subtract`.
+ */
 export function copySubtractedInitAndWrongLa(root: CallNode, ids: IdSource): void {
-  const moves: { node: CallNode; target: CallNode; reason: 'subtract' | 'initialization' | 'app-phase'; suffix: string }[] = [];
+  const moves: { node: CallNode; reason: 'subtract' | 'initialization' | 'app-phase' }[] = [];
   for (const n of preorder(root)) {
     if (n.isRoot) continue;
     const p = n.parent!;
     const ph = phaseOf(n);
-    if (n.subtract) {
-      let a: CallNode | null = p;
-      while (a && !a.isRoot && !(a.layer === n.layer && !isAddedDetail(a))) a = a.parent;
-      moves.push({ node: n, target: a ?? root, reason: 'subtract', suffix: '(copied from [SUB])' });
-    } else if (ph === 'PI' && phaseOf(p) !== 'PI') {
-      moves.push({ node: n, target: root, reason: 'initialization', suffix: '(copied from phase PI)' });
-    } else if (
-      (n.layer === 'LR' || n.layer === 'LI') &&
-      !p.isRoot &&
+    if (n.subtract) moves.push({ node: n, reason: 'subtract' });
+    else if (ph === 'PI' && phaseOf(p) !== 'PI') moves.push({ node: n, reason: 'initialization' });
+    else if (
       p.layer === 'LA' &&
-      phaseOf(p) !== 'PO' &&
+      (n.layer === 'LR' || n.layer === 'LI') &&
       phaseOf(p) !== ph &&
+      phaseOf(p) !== 'PO' &&
       ph !== 'PE' &&
       !isExecutionSubphase(ph)
     ) {
-      moves.push({ node: n, target: p.parent ?? root, reason: 'app-phase', suffix: `(copied for LA_${ph})` });
+      moves.push({ node: n, reason: 'app-phase' });
     }
   }
-  for (const m of moves) {
-    let dest = m.target;
-    if (!dest.isRoot) dest = dest.parent ?? root;
-    const n = m.node;
-    const copy: CallNode = {
-      ...n,
-      id: ids.take(),
-      mark: `${n.mark ?? ''}${m.suffix}`,
-      subtract: false,
-      children: [],
-      parent: dest,
-      copyOf: n.id,
-      copyReason: m.reason,
-    };
-    dest.children.push(copy);
-    n.subtract = true;
-  }
-}
-
-/** `add_missing_la_nodes`: an LR/LI node under an LA node of another phase gets an LA node of its own phase. */
-export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
-  for (const n of preorder(root)) {
-    if (n.isRoot || n.subtract || n.copyOf !== undefined) continue;
-    const p = n.parent!;
-    if (p.isRoot || p.layer !== 'LA' || !(n.layer === 'LR' || n.layer === 'LI')) continue;
-    const ph = phaseOf(n);
-    const pph = phaseOf(p);
-    if (pph === 'PO' || pph === ph || isSubphaseOf(ph, pph) || pph === 'PWU' || pph === 'PBM') continue;
-    const la: CallNode = {
+  for (const { node: n, reason } of moves) {
+    let dest = n.parent!;
+    let suffix: string;
+    if (reason === 'subtract') {
+      suffix = '(copied from [SUB])';
+      while ((dest.layer !== n.layer || isAddedDetail(dest)) && !dest.isRoot) dest = dest.parent!;
+    } else if (reason === 'initialization') {
+      suffix = '(copied from phase PI)';
+      while (!dest.isRoot) dest = dest.parent!;
+    } else {
+      suffix = `(copied for LA_${phaseOf(n)})`;
+      dest = dest.parent!;
+    }
+    if (!dest.isRoot) dest = dest.parent!;
+    addChild(dest, {
       id: ids.take(),
       isRoot: false,
       isDummy: false,
@@ -222,7 +220,62 @@ export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
       startS: n.startS,
       endUs: n.endUs,
       endS: n.endS,
-      mark: `[NN_LA_${ph}](added for ${n.mark ?? ''})`,
+      mark: `${n.mark ?? ''}${suffix}`,
+      layer: n.layer,
+      phase: phaseOf(n),
+      appPhase: n.appPhase,
+      subtract: false,
+      switched: false,
+      line: n.line,
+      children: [],
+      parent: null,
+      copyOf: n.id,
+      copyReason: reason,
+    });
+    n.subtract = true;
+  }
+}
+
+/**
+ * `add_missing_la_nodes`: an LR/LI node (not detail, not subtract) under an LA node of another
+ * phase (not PO; the node's phase not PE or a PE subphase) gets an LA node of its own phase in
+ * between. The new node starts with the child and lasts the child's counted time
+ * (elapsed less subtracted), as upstream computes its end.
+ */
+export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
+  const found: CallNode[] = [];
+  for (const n of preorder(root)) {
+    if (n.isRoot || isAddedDetail(n) || n.subtract) continue;
+    const p = n.parent!;
+    const ph = phaseOf(n);
+    if ((n.layer === 'LR' || n.layer === 'LI') && p.layer === 'LA' && phaseOf(p) !== 'PO' && phaseOf(p) !== ph && ph !== 'PE' && !isExecutionSubphase(ph)) {
+      found.push(n);
+    }
+  }
+  // where each child sits in its parent's list (replacing a child in place keeps the others' places)
+  const places = new Map<CallNode, Map<CallNode, number>>();
+  const placeOf = (p: CallNode, n: CallNode): number => {
+    let m = places.get(p);
+    if (!m) {
+      m = new Map(p.children.map((c, i) => [c, i]));
+      places.set(p, m);
+    }
+    return m.get(n) ?? -1;
+  };
+  for (const n of found) {
+    const ph = phaseOf(n);
+    const p = n.parent!;
+    const up = elapsedLessSubtracted(n, upstreamClock) ?? 0;
+    const ex = elapsedLessSubtracted(n, exactClock) ?? 0;
+    const la: CallNode = {
+      id: ids.take(),
+      isRoot: false,
+      isDummy: false,
+      startUs: n.startUs,
+      startS: n.startS,
+      endUs: n.startUs + ex,
+      endS: n.startS + up / 1000.0,
+      mark: `${n.mark ?? ''} ( added intermediate LA ${ph} )`,
       layer: 'LA',
       phase: ph,
       appPhase: n.appPhase,
@@ -233,7 +286,11 @@ export function addMissingLaNodes(root: CallNode, ids: IdSource): void {
       parent: p,
       synthetic: true,
     };
-    p.children[p.children.indexOf(n)] = la;
+    const i = placeOf(p, n);
+    if (i >= 0) {
+      p.children[i] = la;
+      places.get(p)!.set(la, i);
+    }
     n.parent = la;
   }
 }
@@ -244,22 +301,27 @@ const LAYER_NESTING: Readonly<Record<string, readonly string[]>> = {
   LI: ['LD'],
 };
 
-/** Whether `child` may nest in `parent` (section 1 of the notes); null when it may. */
+/**
+ * Whether `child` may nest in `parent` (upstream `validate_nesting`); null when it may. Under the
+ * root, or under a parent whose phase resolves to nothing (a PU chain up to the root), anything
+ * goes; `subtract` nodes are exempt.
+ */
 export function nestingProblem(parent: CallNode, child: CallNode): string | null {
-  if (parent.isRoot || child.subtract || child.synthetic) return null;
-  const pl = parent.layer ?? '';
-  const cl = child.layer ?? '';
-  const layerOk = cl === pl || cl === 'LU' || (LAYER_NESTING[pl]?.includes(cl) ?? false);
-  if (!layerOk) return `layer ${cl} may not be nested in layer ${pl}`;
+  if (child.subtract) return null;
   const pp = phaseOf(parent);
   const cp = phaseOf(child);
   const phaseOk =
+    pp === null ||
     cp === pp ||
-    child.phase === 'PU' ||
+    cp === 'PU' ||
     cp === 'PI' ||
     isSubphaseOf(cp, pp) ||
-    (isExecutionSubphase(cp) && pp !== null && isSubphaseOf('PE', pp));
+    (isExecutionSubphase(cp) && isSubphaseOf('PE', pp));
   if (!phaseOk) return `phase ${cp} may not be nested in phase ${pp}`;
+  const pl = parent.layer;
+  const cl = child.layer ?? '';
+  const layerOk = pl === null || cl === 'LU' || cl === pl || (Object.hasOwn(LAYER_NESTING, pl) && LAYER_NESTING[pl]!.includes(cl));
+  if (!layerOk) return `layer ${cl} may not be nested in layer ${pl}`;
   return null;
 }
 
@@ -270,21 +332,20 @@ export interface NestingError {
   path: string;
 }
 
-/** `validate_nesting`: every problem found (upstream asserts on the first). */
+/** Paths are written out for this many problems (a hostile capture can have a million). */
+const NESTING_PATHS = 50;
+
+/** `validate_nesting`: every problem, in pre-order (upstream stops at the first). */
 export function validateNesting(root: CallNode): NestingError[] {
   const errors: NestingError[] = [];
-  for (const n of preorder(root)) {
-    for (const c of n.children) {
-      const problem = nestingProblem(n, c);
-      if (problem) {
-        const path: string[] = [];
-        let a: CallNode | null = c;
-        while (a && !a.isRoot) {
-          path.unshift(a.mark ?? '(switch)');
-          a = a.parent;
-        }
-        errors.push({ node: c, parent: n, problem, path: path.join(' > ') });
-      }
+  for (const c of preorder(root)) {
+    if (c.isRoot) continue;
+    const n = c.parent!;
+    const problem = nestingProblem(n, c);
+    if (problem) {
+      const path: string[] = [];
+      for (let a: CallNode | null = c; errors.length < NESTING_PATHS && a && !a.isRoot; a = a.parent) path.push(a.mark ?? '(switch)');
+      errors.push({ node: c, parent: n, problem, path: path.reverse().join(' > ') });
     }
   }
   return errors;

@@ -191,7 +191,12 @@ export function ProfileView({ analysis, theme }: { analysis: SystraceAnalysis; t
                 ))}
               </ul>
             )}
-            {table && !run.printed && (
+            {table && run.output === 'failed' && (
+              <p className="pv-notice">
+                AOSP stops while printing this run{analysis.fatal ? `: ${analysis.fatal.message}` : ''}; the numbers are what it computes up to there.
+              </p>
+            )}
+            {table && run.output === 'not-reached' && (
               <p className="pv-notice">AOSP&apos;s output ends before this run (it stops at an earlier error); the numbers are what it would compute.</p>
             )}
           </section>
