@@ -21,7 +21,10 @@ import { openCaffeModel } from '../core/caffe/model';
 import { writeNpz } from '../core/caffe/npy';
 import { runForward } from '../core/caffe/forward/run';
 import { classifierTop, feedInputs } from '../core/caffe/run-service';
+import { fastCaffeKernels } from '../core/caffe/forward/fast-kernels';
+import { referenceKernels } from '../core/caffe/forward/heavy';
 import type { Command } from './command';
+import { createNodeKernels } from './kernels';
 import { EXIT_OK, UsageError, parseOptions } from './io';
 
 /** PNG (pngjs) or JPEG (jpeg-js) to RGBA pixels; the browser does the same with createImageBitmap. */
@@ -59,13 +62,16 @@ const OPTIONS = {
   batch: { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean' },
+  reference: { type: 'boolean' },
+  threads: { type: 'string' },
 } as const;
 
 export const runCommand: Command = {
   name: 'run',
   usage:
-    'npu-studio run NET.prototxt [--caffemodel W] [--input IMG.png|IMG.jpg|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--color bgr|rgb|gray] [--phase TEST|TRAIN] [--batch N] --out OUT.npz [--json]\n' +
-    '  a float32 forward pass of a Caffe net; every blob goes into OUT.npz (key = blob name, layer:<name> for an output a later in-place layer overwrote)',
+    'npu-studio run NET.prototxt [--caffemodel W] [--input IMG.png|IMG.jpg|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--color bgr|rgb|gray] [--phase TEST|TRAIN] [--batch N] --out OUT.npz [--json] [--threads N] [--reference]\n' +
+    '  a float32 forward pass of a Caffe net; every blob goes into OUT.npz (key = blob name, layer:<name> for an output a later in-place layer overwrote)\n' +
+    '  the layers run on the WebAssembly SIMD kernels on every core (--threads N: N threads; --reference: the plain TypeScript layers)',
   async run(argv, io) {
     const { values, positionals } = parseOptions(argv, OPTIONS);
     if (positionals.length !== 1) throw new UsageError(positionals.length ? 'takes exactly one net file' : 'needs a net (.prototxt, or a .caffemodel alone)');
@@ -77,6 +83,8 @@ export const runCommand: Command = {
     const seed = numberOption(values.seed, 'seed') ?? 1;
     const scale = numberOption(values.scale, 'scale');
     const batch = numberOption(values.batch, 'batch');
+    const threads = numberOption(values.threads, 'threads');
+    if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads is a whole number from 1, not '${values.threads}'`);
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1)) throw new UsageError(`--batch is a whole number from 1, not '${values.batch}'`);
     const mean = values.mean?.split(',').map((m) => numberOption(m.trim(), 'mean')!);
     const files = [{ name: basename(positionals[0]!), bytes: new Uint8Array(readFileSync(positionals[0]!)) }];
@@ -97,7 +105,13 @@ export const runCommand: Command = {
       }
     }
     const fed = feedInputs(model, { inputs, seed });
-    const result = await runForward(net, { inputs: fed, file: files[0]!.name, now: () => performance.now() });
+    const fast = values.reference === true ? null : createNodeKernels(threads !== undefined ? { threads } : {});
+    let result;
+    try {
+      result = await runForward(net, { inputs: fed, file: files[0]!.name, now: () => performance.now(), kernels: fast ? fastCaffeKernels(fast) : referenceKernels });
+    } finally {
+      fast?.dispose();
+    }
     writeFileSync(values.out, writeNpz(result.values));
     const outputs = result.outputs.map((k) => ({ name: k, shape: result.values.get(k)!.shape }));
     const top5 = classifierTop(result)[0]?.classes ?? null;

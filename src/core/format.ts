@@ -281,7 +281,10 @@ export interface RunOutcome {
   /** every value key, in net order (blob names; `layer:<name>` for a layer output a later in-place layer overwrote) */
   keys: string[];
   kernels: string;
+  /** the whole run, per-layer statistics included */
   ms: number;
+  /** the layers' own time (the sum of `layers[i].ms`) */
+  forwardMs: number;
 }
 
 /** One plane of a blob of the last run: channel `channel` of item `item` (the whole blob when it has no channel plane). */

@@ -11,6 +11,7 @@ import { FormatError } from '../errors';
 import type { BlobSlice, RunHooks, RunInputValue, RunOutcome, RunPlan, RunRequest, RunService } from '../format';
 import { imageToBlob, randomBlob } from './input';
 import type { CaffeModel } from './model';
+import type { BlobValues } from './proto';
 import { readNpy } from './npy';
 import { runForward, runProblems, topK, type RunResult } from './forward/run';
 import { valueStats } from './forward/stats';
@@ -92,6 +93,7 @@ export function runOutcome(result: RunResult): RunOutcome {
     keys: [...result.values.keys()],
     kernels: result.kernels,
     ms: result.totalMs,
+    forwardMs: result.forwardMs,
   };
 }
 
@@ -147,15 +149,30 @@ export function sliceOf(key: string, t: Tensor, item: number, channel: number): 
 /** The run service of one open model; the last run's values live here until the next run. */
 export function caffeRunService(model: CaffeModel): RunService {
   let last: RunResult | null = null;
+  let lastKernels: RunHooks['kernels'] | null = null;
+  // decoded weights kept between runs (an unaligned blob is decoded once; fast kernels pack each once)
+  const decoded = new WeakMap<BlobValues, Float32Array>();
+  const weightValues = (v: BlobValues) => {
+    let a = decoded.get(v);
+    if (!a) {
+      a = v.toFloat32();
+      decoded.set(v, a);
+    }
+    return a;
+  };
   return {
     plan: () => runPlan(model),
     async run(request: RunRequest, hooks: RunHooks = {}): Promise<RunOutcome> {
       const inputs = feedInputs(model, request);
       // a new run replaces the last one; its values are dropped before the new ones are made
+      // (arrays the kernels placed in their own memory go back to it)
+      if (last && lastKernels?.release) for (const data of new Set([...last.values.values()].map((t) => t.data))) lastKernels.release(data);
       last = null;
+      lastKernels = hooks.kernels ?? null;
       const result = await runForward(model.net, {
         inputs,
         file: model.netFile.file,
+        weightValues,
         ...(hooks.kernels ? { kernels: hooks.kernels } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.now ? { now: hooks.now } : {}),

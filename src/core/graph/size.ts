@@ -11,6 +11,9 @@
  */
 import type { Graph, GraphNode } from './model';
 import type { LayoutInput } from './layout-types';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT } from './view/labels';
+
+export { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT };
 
 /** Helvetica-Bold advance widths (1/1000 em) for ASCII 32..126. */
 const BOLD = [
@@ -83,11 +86,6 @@ export function constantRows(node: Pick<GraphNode, 'inputs'>): string[] {
   }
   return rows;
 }
-
-/** Height of the band of one chained layer, at the bottom of its host's box (the renderer draws it). */
-export const CHAIN_ROW_HEIGHT = 16;
-/** Font size of a chained layer's type in its band. */
-export const CHAIN_FONT_SIZE = 9;
 
 export function nodeSize(node: GraphNode, opts: NodeSizeOptions = {}): { w: number; h: number } {
   const fontSize = opts.fontSize ?? 12;

@@ -4,8 +4,7 @@
  * text only when zoomed in enough. Used for the screen and for PNG export.
  */
 import { queryGrid } from '../../core/graph/view/spatial-grid';
-import { EDGE_LABEL_FONT, FONT_FAMILY, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
-import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT } from '../../core/graph/size';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT, FONT_FAMILY, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
 import type { Scene } from '../../core/graph/view/scene';
 import type { SceneStyle } from './style';
 

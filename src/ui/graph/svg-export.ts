@@ -3,9 +3,8 @@
  * references), the same colours and labels as the canvas, every piece of text XML-escaped.
  * DOM-free (builds a string).
  */
-import { EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
 import type { Scene } from '../../core/graph/view/scene';
-import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT } from '../../core/graph/size';
 import type { SceneStyle } from './style';
 
 /**

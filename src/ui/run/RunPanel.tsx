@@ -50,7 +50,7 @@ export function RunPanel({ subject }: { subject: PanelSubject }) {
         </button>
         {t.outcome && !t.running && (
           <span className="muted">
-            {t.outcome.layers.length} layers in {t.outcome.ms.toFixed(t.outcome.ms < 10 ? 1 : 0)} ms · {t.outcome.kernels} kernels
+            {t.outcome.layers.length} layers in {t.outcome.forwardMs.toFixed(t.outcome.forwardMs < 10 ? 1 : 0)} ms (with statistics {t.outcome.ms.toFixed(0)} ms) · {t.outcome.kernels}
           </span>
         )}
       </div>

@@ -46,6 +46,52 @@ export interface InnerProductParams {
 
 export type MaybePromise<T> = T | Promise<T>;
 
+/** Caffe Pooling (MAX or AVE, no mask top) over NCHW; out sizes by Caffe's rule (shapes.ts). */
+export interface PoolKernelParams {
+  method: 'max' | 'ave';
+  batch: number;
+  channels: number;
+  inHeight: number;
+  inWidth: number;
+  outHeight: number;
+  outWidth: number;
+  kernelH: number;
+  kernelW: number;
+  strideH: number;
+  strideW: number;
+  padH: number;
+  padW: number;
+}
+
+/** Caffe LRN over NCHW (ACROSS_CHANNELS, or WITHIN_CHANNEL as Caffe composes it). */
+export interface LrnKernelParams {
+  region: 'across' | 'within';
+  batch: number;
+  channels: number;
+  height: number;
+  width: number;
+  size: number;
+  alpha: number;
+  beta: number;
+  k: number;
+}
+
+/** y = x * scale[c] + shift[c] over [batch, channels, spatial], then Caffe's ReLU when `relu`. */
+export interface AffineKernelParams {
+  batch: number;
+  channels: number;
+  spatial: number;
+  relu?: boolean;
+  negativeSlope?: number;
+}
+
+/** Eltwise of two inputs: SUM (coeffA a + coeffB b), PROD or MAX. */
+export interface EltwiseKernelParams {
+  op: 'sum' | 'prod' | 'max';
+  coeffA?: number;
+  coeffB?: number;
+}
+
 export interface CaffeKernels {
   /** name shown in run reports, e.g. `reference` or `wasm-simd x2` */
   name: string;
@@ -55,6 +101,19 @@ export interface CaffeKernels {
   deconv2d(input: Float32Array, weights: Float32Array, bias: Float32Array | null, p: Conv2dParams): MaybePromise<Float32Array>;
   /** Caffe InnerProduct forward: [m, n] */
   innerProduct(input: Float32Array, weights: Float32Array, bias: Float32Array | null, p: InnerProductParams): MaybePromise<Float32Array>;
+  /*
+   * Optional faster forms of light layers (the WebAssembly kernels have them). A layer whose
+   * kernel is absent runs its plain TypeScript in layers.ts; the results agree to float32
+   * rounding (BatchNorm becomes x * s + t with s = 1 / sqrt(var + eps), t = -mean * s).
+   */
+  pool2d?(input: Float32Array, p: PoolKernelParams): MaybePromise<Float32Array>;
+  lrn?(input: Float32Array, p: LrnKernelParams): MaybePromise<Float32Array>;
+  channelAffine?(input: Float32Array, scale: Float32Array | null, shift: Float32Array | null, p: AffineKernelParams): MaybePromise<Float32Array>;
+  eltwise?(a: Float32Array, b: Float32Array, p: EltwiseKernelParams): MaybePromise<Float32Array>;
+  /** a zeroed array where the kernels read it without a copy (light layers' outputs use it too) */
+  alloc?(length: number): Float32Array;
+  /** gives back an output array these kernels made (the run service does, when a new run replaces the last) */
+  release?(array: Float32Array): void;
 }
 
 /** Output columns `ow` whose input column `ow*stride - pad + offset` lies in [0, inW). */

@@ -29,6 +29,16 @@ export class ForwardError extends Error {
   }
 }
 
+/** An output array: from the kernels' memory when they offer one (reused run after run), else a new one. */
+function outputArray(ctx: LayerContext, length: number): Float32Array {
+  return ctx.kernels.alloc ? ctx.kernels.alloc(length) : new Float32Array(length);
+}
+
+/** `f(v)` of a value that may be a Promise, without making a synchronous kernel asynchronous. */
+function then<T, U>(v: MaybePromise<T>, f: (x: T) => U): MaybePromise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
 function map(x: Tensor, f: (v: number) => number): Tensor[] {
   const out = new Float32Array(x.data.length);
   const d = x.data;
@@ -61,10 +71,16 @@ async function convolution(ctx: LayerContext, bottoms: Tensor[], deconv: boolean
   return outs;
 }
 
-function pooling(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
+function pooling(ctx: LayerContext, [x]: Tensor[]): MaybePromise<Tensor[]> {
   const g = poolGeometry(ctx.layer, x!.shape);
   const [n, c, h, w] = x!.shape as [number, number, number, number];
   const { pooledH, pooledW, kernelH, kernelW, strideH, strideW, padH, padW } = g;
+  const fast = ctx.kernels.pool2d;
+  if (fast && ctx.topShapes.length === 1 && (g.method === 'MAX' || g.method === 'AVE')) {
+    const shape = [n, c, pooledH, pooledW];
+    const params = { method: g.method === 'MAX' ? ('max' as const) : ('ave' as const), batch: n, channels: c, inHeight: h, inWidth: w, outHeight: pooledH, outWidth: pooledW, kernelH, kernelW, strideH, strideW, padH, padW };
+    return then(fast.call(ctx.kernels, x!.data, params), (data) => [tensor(shape, data)]);
+  }
   const out = new Float32Array(n * c * pooledH * pooledW);
   const src = x!.data;
   // a second top holds the argmax index within the plane (Caffe's top mask), MAX only
@@ -124,7 +140,7 @@ function pooling(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   return mask ? [tensor(shape, out), tensor(shape.slice(), mask)] : [tensor(shape, out)];
 }
 
-function lrn(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
+function lrn(ctx: LayerContext, [x]: Tensor[]): MaybePromise<Tensor[]> {
   const lp = p(ctx, 'lrn_param');
   const T = 'LRNParameter';
   const size = getNumber(lp, T, 'local_size');
@@ -132,6 +148,11 @@ function lrn(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   const beta = getNumber(lp, T, 'beta');
   const k = getNumber(lp, T, 'k');
   const [n, c, h, w] = x!.shape as [number, number, number, number];
+  const fast = ctx.kernels.lrn;
+  if (fast && x!.shape.length === 4 && size % 2 === 1) {
+    const region = String(get(lp, T, 'norm_region')) === 'WITHIN_CHANNEL' ? ('within' as const) : ('across' as const);
+    return then(fast.call(ctx.kernels, x!.data, { region, batch: n, channels: c, height: h, width: w, size, alpha, beta, k }), (data) => [tensor(x!.shape.slice(), data)]);
+  }
   const plane = h * w;
   const src = x!.data;
   const out = new Float32Array(src.length);
@@ -196,7 +217,7 @@ function lrn(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   return [tensor(x!.shape.slice(), out)];
 }
 
-function batchNorm(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
+function batchNorm(ctx: LayerContext, [x]: Tensor[]): MaybePromise<Tensor[]> {
   const bp = p(ctx, 'batch_norm_param');
   const T = 'BatchNormParameter';
   const eps = getNumber(bp, T, 'eps');
@@ -227,6 +248,18 @@ function batchNorm(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
         }
     for (let c = 0; c < channels; c++) variance[c]! /= num * spatial;
   }
+  const fast = ctx.kernels.channelAffine;
+  if (fast) {
+    // (x - mean) / sqrt(var + eps) as x * s + t
+    const scale = new Float32Array(channels);
+    const shift = new Float32Array(channels);
+    for (let c = 0; c < channels; c++) {
+      const inv = 1 / Math.sqrt(Math.fround(variance[c]! + eps));
+      scale[c] = inv;
+      shift[c] = -mean[c]! * inv;
+    }
+    return then(fast.call(ctx.kernels, src, scale, shift, { batch: num, channels, spatial }), (data) => [tensor(shape.slice(), data)]);
+  }
   const out = new Float32Array(src.length);
   for (let n = 0; n < num; n++)
     for (let c = 0; c < channels; c++) {
@@ -243,7 +276,7 @@ function broadcastShape(x: Tensor, factorShape: number[], axisParam: number): { 
   return { outer: count(x.shape, 0, axis), dim: count(factorShape), inner: count(x.shape, axis + factorShape.length) };
 }
 
-function scaleLayer(ctx: LayerContext, bottoms: Tensor[]): Tensor[] {
+function scaleLayer(ctx: LayerContext, bottoms: Tensor[]): MaybePromise<Tensor[]> {
   const sp = p(ctx, 'scale_param');
   const T = 'ScaleParameter';
   const x = bottoms[0]!;
@@ -262,6 +295,10 @@ function scaleLayer(ctx: LayerContext, bottoms: Tensor[]): Tensor[] {
   }
   const { outer, dim, inner } = broadcastShape(x, fshape, getNumber(sp, T, 'axis'));
   const bias = getBool(sp, T, 'bias_term') ? ctx.weights[wi]! : null;
+  const fast = ctx.kernels.channelAffine;
+  if (fast && factors.length === dim && (!bias || bias.length === dim)) {
+    return then(fast.call(ctx.kernels, x.data, factors, bias, { batch: outer, channels: dim, spatial: inner }), (data) => [tensor(x.shape.slice(), data)]);
+  }
   const out = new Float32Array(x.data.length);
   let o = 0;
   for (let a = 0; a < outer; a++)
@@ -299,11 +336,21 @@ function biasLayer(ctx: LayerContext, bottoms: Tensor[]): Tensor[] {
   return [tensor(x.shape.slice(), out)];
 }
 
-function eltwise(ctx: LayerContext, bottoms: Tensor[]): Tensor[] {
+async function eltwiseFast(ctx: LayerContext, bottoms: Tensor[], op: 'sum' | 'prod' | 'max', coeff: number[]): Promise<Tensor[]> {
+  const k = ctx.kernels.eltwise!.bind(ctx.kernels);
+  const c = (i: number) => (coeff.length ? coeff[i]! : 1);
+  let y = await k(bottoms[0]!.data, bottoms[1]!.data, { op, coeffA: c(0), coeffB: c(1) });
+  // more inputs chain, as Caffe accumulates them: y = op(y, next)
+  for (let b = 2; b < bottoms.length; b++) y = await k(y, bottoms[b]!.data, { op, coeffA: 1, coeffB: c(b) });
+  return [tensor(bottoms[0]!.shape.slice(), y)];
+}
+
+function eltwise(ctx: LayerContext, bottoms: Tensor[]): MaybePromise<Tensor[]> {
   const ep = p(ctx, 'eltwise_param');
   const op = String(get(ep, 'EltwiseParameter', 'operation'));
   const coeff = numbers(ep, 'coeff');
   const n = bottoms[0]!.data.length;
+  if (ctx.kernels.eltwise && bottoms.length >= 2 && (op === 'SUM' || op === 'PROD' || op === 'MAX')) return eltwiseFast(ctx, bottoms, op === 'SUM' ? 'sum' : op === 'PROD' ? 'prod' : 'max', coeff);
   const out = new Float32Array(n);
   if (op === 'PROD') {
     out.set(bottoms[0]!.data);
@@ -335,7 +382,7 @@ function concatAxis(lp: ProtoMessage | undefined, numAxes: number, typeName: str
 function concat(ctx: LayerContext, bottoms: Tensor[]): Tensor[] {
   const axis = concatAxis(p(ctx, 'concat_param'), bottoms[0]!.shape.length, 'ConcatParameter', 'concat_dim');
   const top = ctx.topShapes[0]!;
-  const out = new Float32Array(elementCount(top));
+  const out = outputArray(ctx, elementCount(top));
   const outer = count(top, 0, axis);
   const inner = count(top, axis + 1);
   const topAxis = top[axis]!;
@@ -467,8 +514,9 @@ function argmax(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
   return [tensor(top.slice(), out)];
 }
 
+/** The same values under another shape: the array is shared (no layer writes into its inputs). */
 function reshapeLike(ctx: LayerContext, [x]: Tensor[]): Tensor[] {
-  return [tensor(ctx.topShapes[0]!.slice(), x!.data.slice())];
+  return [tensor(ctx.topShapes[0]!.slice(), x!.data)];
 }
 
 export const LAYER_FORWARD: Record<string, LayerForward> = {
@@ -487,7 +535,8 @@ export const LAYER_FORWARD: Record<string, LayerForward> = {
   Silence: () => [],
   Flatten: reshapeLike,
   Reshape: reshapeLike,
-  Dropout: (_c, [x]) => [tensor(x!.shape.slice(), x!.data.slice())], // TEST phase: a copy (Caffe's DropoutLayer)
+  // TEST phase: the input unchanged (Caffe's DropoutLayer copies it; the array is shared here)
+  Dropout: (_c, [x]) => [tensor(x!.shape.slice(), x!.data)],
   Softmax: softmax,
   Crop: crop,
   ArgMax: argmax,
@@ -495,6 +544,8 @@ export const LAYER_FORWARD: Record<string, LayerForward> = {
   ReLU: (c, [x]) => {
     const slope = getNumber(p(c, 'relu_param'), 'ReLUParameter', 'negative_slope');
     const src = x!.data;
+    const fast = c.kernels.channelAffine;
+    if (fast) return then(fast.call(c.kernels, src, null, null, { batch: 1, channels: 1, spatial: src.length, relu: true, negativeSlope: slope }), (data) => [tensor(x!.shape.slice(), data)]);
     const out = new Float32Array(src.length);
     // NaN passes through, as with Caffe's max(x, 0) + slope * min(x, 0)
     if (slope === 0) for (let i = 0; i < src.length; i++) out[i] = src[i]! < 0 ? 0 : src[i]!;

@@ -7,10 +7,9 @@ import type { Graph } from '../model';
 import { buildNavIndex, type NavIndex } from './keyboard-nav';
 import { placeEdgeLabels } from './edge-labels';
 import {
-  cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
+  CHAIN_ROW_HEIGHT, cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
 } from './labels';
 import { buildGrid, edgeSegmentBoxes, nodeBoxes, type SpatialGrid } from './spatial-grid';
-import { CHAIN_ROW_HEIGHT } from '../size';
 
 export interface Scene {
   graph: Graph;
