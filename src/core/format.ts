@@ -28,6 +28,11 @@ import type { CaffeKernels } from './caffe/forward/heavy';
 export interface SourceFile {
   name: string;
   bytes: Uint8Array;
+  /**
+   * `bytes` is the format's skeleton of a large file (`FormatEntry.skeleton`): its structure
+   * without the bulk data; the worker opens the whole file again once it is read
+   */
+  skeleton?: boolean;
 }
 
 export interface NodeDetails {
@@ -170,6 +175,24 @@ export interface FormatEntry {
    */
   detect(files: SourceFile[]): boolean;
   load(): Promise<FormatModule>;
+  /**
+   * For a file too large to read before showing anything (over `LARGE_FILE_BYTES`): the bytes to
+   * open its structure from without its bulk data (Caffe: the blob values), read piece by piece;
+   * null to read the whole file. The document opened from them (its SourceFile marked
+   * `skeleton`) serves the graph at once; the worker reads the whole file meanwhile and opens it
+   * again for everything that needs the values.
+   */
+  skeleton?(file: LargeFile): Promise<Uint8Array | null>;
+}
+
+/** Files above this size are read piece by piece first when their format has a `skeleton`. */
+export const LARGE_FILE_BYTES = 32 * 2 ** 20;
+
+/** A file read piece by piece (a browser File through `slice`). */
+export interface LargeFile {
+  name: string;
+  size: number;
+  read(offset: number, length: number): Promise<Uint8Array>;
 }
 
 /** The summary with `capabilities` derived from the services present. */

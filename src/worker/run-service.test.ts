@@ -113,3 +113,33 @@ describe('model service: Caffe documents', () => {
     if (!r.ok) expect(r.error.column).toBeGreaterThan(0);
   });
 });
+
+describe('model service: a large caffemodel opens from its skeleton', () => {
+  it('the graph comes from the structure; weights, node values and runs wait for the whole file', async () => {
+    // files over 1 MB count as large here (32 MB in the studio): LeNet's 1.7 MB weights open from their skeleton
+    const small = createModelService({ largeFileBytes: 1 << 20, yieldEveryMs: 0, decodeImage: async (blob, file) => decodePng(new Uint8Array(await blob.arrayBuffer()), file) });
+    const r = await small.open(lenet(), { batch: 1 });
+    if (!r.ok) throw new Error(r.error.message);
+    const whole = await service.open(lenet(), { batch: 1 });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(r.summary).toEqual(whole.summary);
+    const g = await small.graphForView(r.docId, 'net');
+    expect(g.graph.nodes.map((n) => n.name)).toEqual((await service.graphForView(whole.docId, 'net')).graph.nodes.map((n) => n.name));
+    const ip1 = (await small.nodeDetails(r.docId, 'net', g.graph.nodes.findIndex((n) => n.name === 'ip1'))).node;
+    const weights = await small.tensorDetails(r.docId, 'net', ip1.inputs[1]!.tensor);
+    expect(weights).toEqual(await service.tensorDetails(whole.docId, 'net', ip1.inputs[1]!.tensor));
+    expect(weights.values!.count).toBe(500 * 800);
+    const out = await small.run(r.docId, { inputs: { data: { kind: 'image', file: digitPng(7, 0), scale: 1 / 256, mean: [0] } } });
+    expect(out.top[0]!.classes[0]!.index).toBe(7);
+  });
+
+  it('a damaged large caffemodel is refused with the byte the whole-file reader names', async () => {
+    const small = createModelService({ largeFileBytes: 1 << 20 });
+    const bytes = new Uint8Array(readFileSync(fx + 'lenet/lenet_iter_10000.caffemodel')).subarray(0, 1_500_000);
+    const big = { name: 'cut.caffemodel', blob: new Blob([bytes.slice()]) };
+    const r = await small.open([big]);
+    const w = await service.open([{ name: 'cut.caffemodel', blob: new Blob([bytes.slice()]) }]);
+    expect(r.ok).toBe(false);
+    expect(r).toEqual(w);
+  });
+});

@@ -24,6 +24,8 @@ export interface RunHost {
   kernels?(): Promise<RunHooks['kernels']>;
   /** ms between two pauses of a run (default 40) */
   yieldEveryMs?: number;
+  /** files above this size open from their format's skeleton first (default LARGE_FILE_BYTES; tests lower it) */
+  largeFileBytes?: number;
 }
 
 /** Decodes an image in a worker: pixels as stored (no colour-space conversion, alpha not premultiplied). */
@@ -74,7 +76,8 @@ async function inputValue(host: RunHost, input: RunInputFile): Promise<RunInputV
   }
 }
 
-export function createRunService(doc: (docId: string) => OpenedDocument, host: RunHost = {}): { api: RunApi; forget(docId: string): void } {
+/** `doc`: the document with its values (for a large file opened from its skeleton, once the whole file is read). */
+export function createRunService(doc: (docId: string) => Promise<OpenedDocument>, host: RunHost = {}): { api: RunApi; forget(docId: string): void } {
   /** the run in progress per document: its cancel flag */
   const running = new Map<string, { aborted: boolean }>();
   const every = host.yieldEveryMs ?? 40;
@@ -86,10 +89,10 @@ export function createRunService(doc: (docId: string) => OpenedDocument, host: R
     },
     api: {
       async runPlan(docId) {
-        return serviceOf(doc(docId), 'run').plan();
+        return serviceOf(await doc(docId), 'run').plan();
       },
       async run(docId, request, onProgress) {
-        const service = serviceOf(doc(docId), 'run');
+        const service = serviceOf(await doc(docId), 'run');
         // one run per document: a new one cancels the one before
         const before = running.get(docId);
         if (before) before.aborted = true;
@@ -120,7 +123,7 @@ export function createRunService(doc: (docId: string) => OpenedDocument, host: R
         if (r) r.aborted = true;
       },
       async blobSlice(docId, key, item, channel) {
-        const slice = serviceOf(doc(docId), 'run').blobSlice(key, item, channel);
+        const slice = serviceOf(await doc(docId), 'run').blobSlice(key, item, channel);
         return Comlink.transfer(slice, [slice.values.buffer as ArrayBuffer]);
       },
     },

@@ -17,6 +17,8 @@ import type { UpgradeStep } from './upgrade';
 export interface CaffeSourceFile {
   name: string;
   bytes: Uint8Array;
+  /** `bytes` is the packed skeleton of a large caffemodel (skeleton.ts), not the file */
+  skeleton?: boolean;
 }
 
 export interface CaffeOpenOptions {
@@ -65,7 +67,7 @@ export function openCaffeModel(files: CaffeSourceFile[], options: CaffeOpenOptio
   let transformSource: CaffeFile | null = null;
   const mainIsBinary = binaries.includes(main);
   if (mainIsBinary && texts.length === 0) {
-    netFile = readCaffemodel(main.bytes, main.name);
+    netFile = readCaffemodel(main.bytes, main.name, { skeleton: main.skeleton === true });
   } else {
     let deploy = mainIsBinary ? texts[0]! : main;
     let inline: CaffeFile | null = null;
@@ -85,7 +87,7 @@ export function openCaffeModel(files: CaffeSourceFile[], options: CaffeOpenOptio
     }
     netFile = inline ?? readPrototxt(deploy.bytes, deploy.name);
     const weights = mainIsBinary ? main : binaries[0];
-    if (weights) weightsFile = readCaffemodel(weights.bytes, weights.name);
+    if (weights) weightsFile = readCaffemodel(weights.bytes, weights.name, { skeleton: weights.skeleton === true });
     // a second text net (e.g. train_test beside a deploy) supplies transform defaults
     const other = texts.find((f) => f !== deploy && f.name !== solverFile && sniffCaffe(f.bytes) === 'net');
     if (other) {

@@ -37,7 +37,21 @@ export class BlobValues {
     readonly count: number,
     /** file offset of the first segment's bytes (for messages), -1 when unknown */
     readonly offset: number,
+    /**
+     * the values were left out of a skeleton of the file (skeleton.ts): their size is known, their
+     * bytes were not read; reading them is a bug (the worker re-opens the whole file first)
+     */
+    readonly absentBytes: number | null = null,
   ) {}
+
+  /** Values of a skeleton: `count` values taking `byteLength` bytes at `offset` of the file, not read. */
+  static absent(kind: BlobValueKind, count: number, offset: number, byteLength: number): BlobValues {
+    return new BlobValues(kind, [], count, offset, byteLength);
+  }
+
+  private present(): void {
+    if (this.absentBytes !== null) throw new Error(`the ${this.count} values at byte ${this.offset} were not read (the file was opened from its skeleton; its values come with the whole file)`);
+  }
 
   static fromNumbers(kind: BlobValueKind, values: ArrayLike<number>): BlobValues {
     return new BlobValues(kind, [Float64Array.from(values)], values.length, -1);
@@ -45,6 +59,7 @@ export class BlobValues {
 
   /** bytes the values take in the file */
   get byteLength(): number {
+    if (this.absentBytes !== null) return this.absentBytes;
     let n = 0;
     for (const s of this.segments) n += s.byteLength;
     return n;
@@ -57,6 +72,7 @@ export class BlobValues {
    */
   toFloat32(): Float32Array {
     if (this.cached) return this.cached;
+    this.present();
     const only = this.segments.length === 1 ? this.segments[0] : undefined;
     if (this.kind === 'float' && only instanceof Uint8Array && only.byteOffset % 4 === 0 && LITTLE_ENDIAN) {
       this.cached = new Float32Array(only.buffer, only.byteOffset, only.byteLength / 4);
@@ -67,6 +83,7 @@ export class BlobValues {
 
   /** Calls `f` with the values in order, a chunk at a time, without holding a decoded copy. */
   forEachChunk(f: (chunk: Float32Array) => void, chunkValues = 1 << 16): void {
+    this.present();
     if (this.cached || (this.segments.length === 1 && this.kind === 'float' && this.segments[0] instanceof Uint8Array && this.segments[0].byteOffset % 4 === 0)) {
       const all = this.toFloat32();
       for (let i = 0; i < all.length; i += chunkValues) f(all.subarray(i, Math.min(all.length, i + chunkValues)));

@@ -9,6 +9,7 @@ import { fromText, messages, type ProtoMessage } from './proto';
 import { caffeType } from './schema';
 import { looksBinary } from './sniff';
 import { upgradeNet, type CaffeVersion, type SourceLocation, type UpgradeStep } from './upgrade';
+import { unpackSkeleton } from './skeleton';
 import { decodeBinary } from './wire';
 
 export interface CaffeFile {
@@ -64,9 +65,15 @@ export function readPrototxt(bytes: Uint8Array | string, file: string): CaffeFil
   };
 }
 
-export function readCaffemodel(bytes: Uint8Array, file: string): CaffeFile {
+/**
+ * A `.caffemodel`. `skeleton`: `bytes` is a packed skeleton of the file (skeleton.ts, made by the
+ * worker from a large file): the structure without the blob values, which are then absent.
+ */
+export function readCaffemodel(bytes: Uint8Array, file: string, options: { skeleton?: boolean } = {}): CaffeFile {
   if (bytes.length === 0) throw new FormatError({ kind: 'empty', file, message: 'the file is empty' });
-  const decoded = decodeBinary(bytes, file);
+  const skeleton = options.skeleton ? unpackSkeleton(bytes) : null;
+  if (options.skeleton && !skeleton) throw new FormatError({ kind: 'internal', file, message: 'the skeleton of the file is damaged (a bug in NPU Studio)' });
+  const decoded = decodeBinary(bytes, file, 'NetParameter', skeleton ? { skeleton } : {});
   const net = decoded.message;
   const off = (o: number): SourceLocation => ({ offset: o });
   const up = upgradeNet(net, file, {

@@ -19,6 +19,7 @@ import { FormatError, type Diagnostic } from '../errors';
 import { BlobValues, isMessage, type BlobValueKind, type ProtoMessage, type ProtoScalar } from './proto';
 import { float16FromBits } from '../fp16';
 import { caffeType, enumOf, messageTypeOf } from './schema';
+import { fileOffset, SKELETON_FIELD, type Skeleton } from './skeleton';
 
 const utf8 = new TextDecoder('utf-8');
 
@@ -42,6 +43,11 @@ const WIRE_OF_TYPE: Record<string, number> = {
 export interface DecodeOptions {
   /** deepest message nesting accepted; default 100 */
   maxDepth?: number;
+  /**
+   * `bytes` is a skeleton of the file (skeleton.ts): its marker fields become values that were not
+   * read, and byte offsets in messages are the file's (through `skeleton.offsets`)
+   */
+  skeleton?: Skeleton;
 }
 
 export interface DecodeResult {
@@ -84,7 +90,13 @@ class Decoder {
     readonly bytes: Uint8Array,
     readonly file: string,
     readonly maxDepth: number,
+    readonly skeleton: Skeleton | null = null,
   ) {}
+
+  /** A position in `bytes` as a byte offset of the file. */
+  at(offset: number): number {
+    return this.skeleton ? fileOffset(this.skeleton, offset) : offset;
+  }
 
   pathText(): string {
     return this.path.map((p) => (p.index >= 0 ? `${p.name}[${p.index}]` : p.name)).join('.');
@@ -92,7 +104,7 @@ class Decoder {
 
   fail(kind: 'truncated' | 'corrupt' | 'limit', message: string, offset: number): never {
     const path = this.pathText();
-    throw new FormatError({ kind, file: this.file, offset, message, ...(path ? { path } : {}) });
+    throw new FormatError({ kind, file: this.file, offset: this.at(offset), message, ...(path ? { path } : {}) });
   }
 
   /** Reads a varint into lo/hi; fails if it runs past `end` or is longer than 10 bytes. */
@@ -148,6 +160,10 @@ class Decoder {
         this.blobValues(fieldNo, wire, end, blobSegments, keyAt);
         continue;
       }
+      if (blobSegments && this.skeleton && fieldNo === SKELETON_FIELD && wire === 2) {
+        this.absentValues(end, into, keyAt);
+        continue;
+      }
       const field = type.fieldsById[fieldNo];
       if (!field) {
         this.skip(wire, end, keyAt, fieldNo);
@@ -162,7 +178,7 @@ class Decoder {
             arr = [];
             into[field.name] = arr;
           }
-          if (layerOffsets && this.depth === 1 && (field.name === 'layer' || field.name === 'layers')) layerOffsets[field.name].push(keyAt);
+          if (layerOffsets && this.depth === 1 && (field.name === 'layer' || field.name === 'layers')) layerOffsets[field.name].push(this.at(keyAt));
           this.path.push({ name: field.name, index: arr.length });
           const len = this.length(end, `message field '${field.name}'`);
           const stop = this.pos + len;
@@ -225,6 +241,24 @@ class Decoder {
     return into;
   }
 
+  /** A skeleton's marker: a value field of the file that was not read (which field, bytes, file offset, half count). */
+  private absentValues(end: number, into: ProtoMessage, keyAt: number): void {
+    const len = this.length(end, 'a skeleton marker');
+    const stop = this.pos + len;
+    const v: number[] = [];
+    while (this.pos < stop) {
+      this.varint(stop);
+      this.varint(stop);
+      v.push(this.unsigned());
+    }
+    const [fieldNo = 0, bytes = 0, offset = 0, halves = 0] = v;
+    const info = BLOB_VALUE_FIELDS[fieldNo];
+    if (!info) this.fail('corrupt', `a skeleton marker names field ${fieldNo}, which holds no blob values`, keyAt);
+    const size = info.kind === 'float' ? 4 : info.kind === 'double' ? 8 : 0;
+    if (size && bytes % size !== 0) throw new FormatError({ kind: 'corrupt', file: this.file, offset, path: this.pathText(), message: `blob field '${info.name}' holds ${bytes} bytes, not a whole number of ${info.kind} values` });
+    into[info.name] = BlobValues.absent(info.kind, size ? bytes / size : halves, offset, bytes);
+  }
+
   private wrongWire(field: protobuf.Field, wire: number, at: number): never {
     this.fail('corrupt', `field '${field.name}' (${field.type}) has wire type ${wire}, which does not fit its type`, at);
   }
@@ -247,7 +281,7 @@ class Decoder {
         for (let i = 0; i < len; i++) if (view[i]! < 0x80) count++;
         if (len && view[len - 1]! >= 0x80) this.fail('truncated', `blob field '${info.name}' ends inside a varint`, this.pos + len - 1);
       }
-      if (entry.offset < 0) entry.offset = this.pos;
+      if (entry.offset < 0) entry.offset = this.at(this.pos);
       flushPending(entry);
       entry.segs.push(view);
       entry.count += count;
@@ -267,7 +301,7 @@ class Decoder {
       this.pos += size;
     }
     entry.pending.push(value);
-    if (entry.offset < 0) entry.offset = keyAt;
+    if (entry.offset < 0) entry.offset = this.at(keyAt);
     entry.count++;
   }
 
@@ -304,7 +338,7 @@ class Decoder {
           const n = this.lo | 0;
           const name = en.valuesById[n];
           if (name === undefined) {
-            this.diagnostics.push({ severity: 'warning', file: this.file, offset: at, path: this.pathText(), message: `value ${n} of field '${field.name}' is not in enum ${en.name}; ignored` });
+            this.diagnostics.push({ severity: 'warning', file: this.file, offset: this.at(at), path: this.pathText(), message: `value ${n} of field '${field.name}' is not in enum ${en.name}; ignored` });
             return undefined;
           }
           return name;
@@ -375,8 +409,9 @@ function int64Value(lo: number, hi: number, signed: boolean): number | string {
 
 /** Decodes `bytes` as a binary message of caffe type `typeName` (default NetParameter). */
 export function decodeBinary(bytes: Uint8Array, file: string, typeName = 'NetParameter', options: DecodeOptions = {}): DecodeResult {
-  const d = new Decoder(bytes, file, options.maxDepth ?? 100);
+  const src = options.skeleton ? options.skeleton.bytes : bytes;
+  const d = new Decoder(src, file, options.maxDepth ?? 100, options.skeleton ?? null);
   const layerOffsets = { layer: [] as number[], layers: [] as number[] };
-  const message = d.decode(caffeType(typeName), bytes.length, {}, layerOffsets);
+  const message = d.decode(caffeType(typeName), src.length, {}, layerOffsets);
   return { message, diagnostics: d.diagnostics, layerOffsets };
 }
