@@ -16,6 +16,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   optimize: async () => (await import('./optimize')).optimizeCommand,
   'diff-loadable': async () => (await import('./diff-loadable')).diffLoadableCommand,
   run: async () => (await import('./run')).runCommand,
+  compile: async () => (await import('./compile')).compileCommand,
 };
 
 function usage(): string {
@@ -32,6 +33,7 @@ function usage(): string {
     '  diff-loadable A.nvdla B.nvdla [--json]   compare two NVDLA loadables (exit 0 equivalent, 1 different)',
     '  run NET.prototxt --caffemodel W [--input IMG.png|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--phase TEST] --out OUT.npz [--json]',
     '                                        float32 forward pass of a Caffe net, every blob into a .npz',
+    '  compile --prototxt P --caffemodel M [nvdla_compiler options] [-o DIR | --out FILE] [--stages DIR]   Caffe -> NVDLA loadable',
     '',
     "`npu-studio COMMAND --help` prints the command's options. Exit codes: 0 success, 1 bad input, 2 usage.",
     '',

@@ -123,3 +123,34 @@ describe('optimize through the document', () => {
     expect(o.summary.counts.kind === 'graph' && o.summary.counts.nodes).toBeLessThan(r.summary.counts.kind === 'graph' ? r.summary.counts.nodes : 0);
   });
 });
+
+describe('an NVDLA loadable through the worker API', () => {
+  const golden = (name: string) => readFileSync(`test/fixtures/nvdla/golden/${name}.nvdla`);
+
+  it('capabilities, the overview, a slot, a blob window, the memory map, a comparison', async () => {
+    const a = await service.open([{ name: 'a.nvdla', blob: blob(golden('lenet-b1-nv_full-int8-fast-math')) }]);
+    const b = await service.open([{ name: 'b.nvdla', blob: blob(golden('lenet-b1-nv_full-fp16-fast-math')) }]);
+    if (!a.ok || !b.ok) throw new Error('a golden did not open');
+    expect(a.summary.capabilities).toEqual(['graph', 'inspect', 'loadable']);
+    const o = await service.loadableOverview(a.docId);
+    expect(o.tasks.map((t) => `${t.interfaceName} ${t.ops.length}`)).toEqual(['DLA1 10', 'EMU1 1']);
+    // plain data: it survives a structured clone unchanged
+    expect(structuredClone(o)).toEqual(o);
+    const slot = await service.loadableSlot(a.docId, 0);
+    expect(slot?.descriptors.map((d) => d.struct)).toEqual(['dla_common_op_desc', 'dla_conv_op_desc', 'dla_conv_surface_desc']);
+    expect(structuredClone(slot)).toEqual(slot);
+    const tb5 = o.blobs.find((x) => x.name === 'tb-5')!;
+    const window = await service.loadableBlobBytes(a.docId, tb5.index, 16, 32);
+    expect(window.length).toBe(32);
+    const areas = await service.loadableMemoryMap(a.docId);
+    expect(areas[1]!.regions.some((r) => r.blobs.includes('tb-5'))).toBe(true);
+    const diff = await service.loadableCompare(a.docId, b.docId);
+    expect(diff.equivalent).toBe(false);
+    expect(diff.sections.find((s) => s.section === 'tensor_desc_list')?.equal).toBe(false);
+    // a circle model has no loadable tables: a typed failure naming the file
+    const f = await failureOf(service.loadableOverview(circle));
+    expect(f.workerError).toMatchObject({ kind: 'unsupported', file: 'Part_Add_Sub_000.circle' });
+    await service.close(a.docId);
+    await service.close(b.docId);
+  });
+});

@@ -68,7 +68,9 @@ export function exportSceneSVG(scene: Scene, style: SceneStyle, opts: SvgOptions
     if (b - a < 2) continue;
     let d = `M${n2(p[2 * a])},${n2(p[2 * a + 1])}`;
     for (let q = a + 1; q < b; q++) d += `L${n2(p[2 * q])},${n2(p[2 * q + 1])}`;
-    out.push(`<path d="${d}" marker-end="url(#arrow)"/>`);
+    const cs = style.edges?.classes[style.edges.edgeClass[e] ?? 0];
+    const stroke = cs ? ` stroke="${xmlEscape(cs.color)}"${cs.dash.length ? ` stroke-dasharray="${cs.dash.join(' ')}"` : ''}${cs.width ? ` stroke-width="${cs.width}"` : ''}` : '';
+    out.push(`<path d="${d}"${stroke} marker-end="url(#arrow)"/>`);
   }
   out.push('</g>');
   // edge labels

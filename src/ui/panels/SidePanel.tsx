@@ -10,6 +10,8 @@ import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
 import { can } from '../capabilities';
 import { RunPanel } from '../run/RunPanel';
+import { SlotPanel } from '../loadable/SlotPanel';
+import { useResolvedTheme } from '../shell/theme';
 
 /** the graph keeps at least this much of the window beside the panel */
 const GRAPH_MIN = 240;
@@ -24,6 +26,7 @@ export function SidePanel() {
   const aside = useRef<HTMLElement>(null);
   // the width on screen (the default is a share of the window): where a drag starts from
   const [measured, setMeasured] = useState(360);
+  const theme = useResolvedTheme();
   const hasDoc = !!doc;
   useEffect(() => {
     const el = aside.current;
@@ -38,6 +41,8 @@ export function SidePanel() {
   const origins = can(subject.summary, 'origins');
   // the Run tab follows the tab's own document (not a compare pane's)
   const run = can(subject.summary, 'run') && subject.side === null;
+  // a loadable's node is an op slot: its descriptors decoded field by field
+  const loadable = can(subject.summary, 'loadable');
   return (
     <aside ref={aside} className={`side-panel at-${at}${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
       <Splitter
@@ -60,7 +65,7 @@ export function SidePanel() {
       )}
       <div role="tablist" aria-label="Side panel" className="side-tabs">
         <button type="button" role="tab" aria-selected={side === 'node'} onClick={() => useStudio.setState({ side: 'node' })}>
-          Node
+          {loadable ? 'Op slot' : 'Node'}
         </button>
         <button type="button" role="tab" aria-selected={side === 'model'} onClick={() => useStudio.setState({ side: 'model' })} title="Model properties (Ctrl+Enter)">
           Model
@@ -81,6 +86,8 @@ export function SidePanel() {
           <OriginsPanel subject={subject} />
         ) : side === 'run' && run ? (
           <RunPanel subject={subject} />
+        ) : side === 'node' && loadable ? (
+          <SlotPanel tabId={subject.tabId} workerDocId={subject.workerDocId} selected={subject.selected} theme={theme} />
         ) : side === 'node' ? (
           <NodePanel subject={subject} />
         ) : (

@@ -14,6 +14,7 @@ import { SAMPLE_GROUPS, type SampleEntry } from './samples';
 import { can, mainView } from '../capabilities';
 import { setDockAt, setInplace, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
 import { startRun } from '../run/state';
+import { loadableCommands } from '../loadable/commands';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -153,6 +154,7 @@ export function buildCommands(ctx: CommandContext): Command[] {
       },
     });
   }
+  for (const c of loadableCommands(doc, ctx.docs)) add(c);
 
   if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
 
