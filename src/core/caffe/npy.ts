@@ -108,10 +108,15 @@ export function writeNpy(shape: readonly number[], data: Float32Array): Uint8Arr
   return out;
 }
 
-/** `.npz`: member `<key>.npy` per array, stored uncompressed (as numpy.savez). */
+/**
+ * `.npz`: member `<key>.npy` per array, stored uncompressed (as numpy.savez). Every member is
+ * dated 1980-01-01 (the zip format's first day) rather than now, so the same run writes the same
+ * bytes (numpy stamps the current time; nothing reads it).
+ */
 export function writeNpz(arrays: Iterable<[string, { shape: readonly number[]; data: Float32Array }]>): Uint8Array {
-  const files: Record<string, [Uint8Array, { level: 0 }]> = {};
-  for (const [key, a] of arrays) files[`${key}.npy`] = [writeNpy(a.shape, a.data), { level: 0 }];
+  const files: Record<string, [Uint8Array, { level: 0; mtime: Date }]> = {};
+  const mtime = new Date(1980, 0, 1);
+  for (const [key, a] of arrays) files[`${key}.npy`] = [writeNpy(a.shape, a.data), { level: 0, mtime }];
   return zipSync(files);
 }
 
