@@ -350,8 +350,17 @@ function CompilePane({ pane, title, subtitle, view, theme, selected, related, on
     if (related && related.length && ref.current) ref.current.centerOn(related[0]!);
   }, [related]);
   const n = related?.length ?? 0;
+  // what is highlighted, by node id and name (tests and people debugging read it; the canvas draws it)
+  const marked = view && related ? related.map((i) => view.graph.nodes[i]).filter((x) => x !== undefined) : [];
   return (
-    <section className="compile-pane" aria-label={`${title} graph`} data-pane={pane} data-highlighted-count={highlighted ? highlighted.reduce((a, v) => a + v, 0) : 0}>
+    <section
+      className="compile-pane"
+      aria-label={`${title} graph`}
+      data-pane={pane}
+      data-highlighted-count={highlighted ? highlighted.reduce((a, v) => a + v, 0) : 0}
+      data-highlighted-ids={marked.map((x) => x.id).join(' ')}
+      data-highlighted-names={marked.map((x) => x.name).join(' ')}
+    >
       <div className="compile-head">
         <span className="title">{title}</span>
         <span className="muted ellipsis" title={subtitle}>
