@@ -277,7 +277,13 @@ export function memoryPlanOf(r: NvdlaCompileResult, names: Map<number, string>):
     const key = `${o.task}:${o.slot}`;
     if (!index.has(key)) index.set(key, i);
   });
-  const at = (task: number, slot: number) => index.get(`${task}:${slot}`) ?? 0;
+  const byNode = new Map<string, number>();
+  ops.forEach((o, i) => {
+    const key = `${o.node}#${o.batch}`;
+    if (!byNode.has(key)) byNode.set(key, i);
+  });
+  // an event names the node being placed and the batch: that batch's op slot of the node (events carry batch 0's slot)
+  const at = (task: number, slot: number, node?: string, batch?: number) => (node !== undefined ? byNode.get(`${node}#${batch ?? 0}`) : undefined) ?? index.get(`${task}:${slot}`) ?? 0;
   const surfaces = new Map<string, TensorSurfaceDesc>(g.surfaces.map((s) => [s.id, s]));
   const nodes = new Map(g.nodes.map((n) => [n.id, n]));
   const usersOf = (surfaceIds: string[]) => {
@@ -293,16 +299,16 @@ export function memoryPlanOf(r: NvdlaCompileResult, names: Map<number, string>):
   for (const e of g.memoryEvents) {
     const key = `${e.buffer}#${e.batch}`;
     if (e.action === 'outside-pool') {
-      outside.push({ buffer: e.buffer, surface: e.surface, size: e.size, first: at(e.task, e.slot) });
+      outside.push({ buffer: e.buffer, surface: e.surface, size: e.size, first: at(e.task, e.slot, e.node, e.batch) });
     } else if (e.action === 'alloc') {
       const surfs = bufferSurfaces.get(e.buffer) ?? [e.surface];
       const content = surfs.some((s) => surfaces.get(s)?.content === true);
-      open.set(key, { pool: e.pool ?? '', buffer: e.buffer, surfaces: surfs, offset: e.offset, size: e.size, first: at(e.task, e.slot), last: ops.length - 1, batch: e.batch, content, ...usersOf(surfs) });
+      open.set(key, { pool: e.pool ?? '', buffer: e.buffer, surfaces: surfs, offset: e.offset, size: e.size, first: at(e.task, e.slot, e.node, e.batch), last: ops.length - 1, batch: e.batch, content, ...usersOf(surfs) });
     } else {
       const b = open.get(key);
       if (!b) continue;
       // freed before op (task, slot) is placed: its last use is the op before
-      b.last = Math.max(b.first, at(e.task, e.slot) - 1);
+      b.last = Math.max(b.first, at(e.task, e.slot, e.node, e.batch) - 1);
       done.push(b);
       open.delete(key);
     }

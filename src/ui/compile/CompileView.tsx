@@ -66,10 +66,10 @@ export function CompileView({ theme }: { theme: 'light' | 'dark' }) {
         </div>
         <span className="spacer" />
         <button type="button" disabled={!r?.bytes} onClick={() => downloadLoadable(tabId)} title="The loadable nvdla_compiler would write, named as it names it" data-testid="download-loadable">
-          ⭳ {s?.loadableName ?? 'loadable'}
+          ↓ {s?.loadableName ?? 'loadable'}
         </button>
         <button type="button" disabled={!r?.originsText} onClick={() => downloadOrigins(tabId)} title="Task and op slot -> Caffe layers" data-testid="download-origins">
-          ⭳ {s ? originsFileName(s.loadableName) : 'origins.json'}
+          ↓ {s ? originsFileName(s.loadableName) : 'origins.json'}
         </button>
       </div>
       <StatusLine t={t} />
@@ -163,7 +163,7 @@ function OptionField({ spec, value, onChange }: { spec: CompileOptionSpec; value
         {spec.choices.map((c) => (
           <option key={c} value={c}>
             {optionText(spec.name, c)}
-            {c === spec.default ? ' ·' : ''}
+            {c === spec.default && c !== '' ? ' (default)' : ''}
           </option>
         ))}
       </select>
