@@ -192,14 +192,14 @@ function StatusLine({ t }: { t: CompileTab }) {
     <div className={`compile-status ${done ? 'ok' : 'stopped'}`} data-testid="compile-status" data-reached={s.reached ?? 'none'}>
       {res && (
         <span>
-          <b>{res.profile}</b> · {res.target} · {res.precision} · batch {res.batch} · input {res.inputFormat}
+          <b>{res.profile}</b> · {res.target} · {res.precision} · batch {res.batch || 'from the prototxt'} · input {res.inputFormat}
           {s.calibration ? ` · calibration ${s.calibration}` : ''}
         </span>
       )}
       <span className="muted">
         {done
           ? `${s.graphs.find((g) => g.id === 'canonical')?.stats.nodes ?? 0} canonical nodes → ${s.timeline.at(-1)?.nodes ?? 0} engine nodes after ${s.timeline.length - 1} passes → ${s.origins?.tasks.length ?? 0} tasks, ${slots} op slots, ${(s.loadableSize ?? 0).toLocaleString('en-US')} bytes · compiled in ${s.ms.toFixed(0)} ms`
-          : `stopped after ${s.reached ?? 'reading the options'}: no loadable`}
+          : `NVDLA did not compile this network: stopped after ${s.reached === 'options' ? 'reading the options' : `the ${s.reached ?? 'option'} stage`}, no loadable (the reason is below)`}
       </span>
     </div>
   );
