@@ -27,7 +27,7 @@ import type { CaffeKernels } from './caffe/forward/heavy';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
-import type { CompiledNet, CompileRequest } from './nvdla/service';
+import type { CompileRequest, CompileSummary } from './nvdla/compile-summary';
 
 export interface SourceFile {
   name: string;
@@ -132,6 +132,14 @@ export interface LoadableService {
   blobBytes(index: number, offset: number, length: number): Uint8Array;
   /** notes/nvdla.md section 13 against another loadable document's service (this one is A) */
   compare(other: LoadableService): LoadableDiff;
+}
+
+/** What the worker keeps of a compile: the summary, the loadable bytes, and the stage graphs to draw. */
+export interface CompiledNet {
+  summary: CompileSummary;
+  bytes: Uint8Array | null;
+  /** graphs `canonical`, `engine` and `pass:N` (the engine graph after pass N) */
+  graph: GraphService;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { PartitionCheck } from '../core/partition/check';
 import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
-import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/service';
+import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/compile-summary';
 import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };

@@ -12,31 +12,19 @@
  * highlight each other through one id space.
  */
 import { FormatError } from '../errors';
-import type { GraphService, NodeDetails } from '../format';
+import type { CompiledNet, GraphService, NodeDetails } from '../format';
+import type { CaffeGraphNames, CompiledGraphInfo, CompileOptionSpec, CompileOptionValues, CompileRequest, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from './compile-summary';
 import type { Graph, GraphNode } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
 import { parseCalibrationTable, type CalibrationTable } from './calibrate/table';
 import { compileNvdla, type NvdlaCompileResult } from './compile';
 import type { EngineGraph, TensorSurfaceDesc } from './engine/model';
 import type { CaffeDeploy, CaffeWeights } from './network/caffe-input';
-import type { NvdlaDiagnostic } from './network/model';
 import { DEFAULT_OPTIONS, type NvdlaCompileOptions } from './options';
 import { TARGET_NAMES } from './targets';
-import { canonicalGraphView, engineGraphView, type NvdlaGraphView, type ViewEdgeKind } from './view';
+import { canonicalGraphView, engineGraphView, type NvdlaGraphView } from './view';
 
-/** The compile form's values: nvdla_compiler's options as the user types them (the table is separate). */
-export type CompileOptionValues = Omit<NvdlaCompileOptions, 'calibtable'>;
 
-/** A choice of the compile form, with the reference's default and what it does. */
-export interface CompileOptionSpec {
-  name: keyof CompileOptionValues;
-  label: string;
-  /** `choice`: one of `choices` or any text (nvdla_compiler accepts any and falls back); `int`: --batch */
-  kind: 'choice' | 'int';
-  choices: string[];
-  default: string | number;
-  help: string;
-}
 
 /** nvdla_compiler's options as the form shows them (choices include the names its help prints). */
 export const COMPILE_OPTION_SPECS: readonly CompileOptionSpec[] = [
@@ -71,128 +59,20 @@ export const COMPILE_DEFAULTS: CompileOptionValues = {
   informat: DEFAULT_OPTIONS.informat,
 };
 
-/** What to compile with: the form's values and a calibration table (a file of the set, or one given with its text). */
-export interface CompileRequest {
-  options: Partial<CompileOptionValues>;
-  calibration: { file: string; text?: string } | null;
-}
 
 export const CANONICAL_GRAPH = 'canonical';
 export const ENGINE_GRAPH = 'engine';
 /** the engine graph after pass `i` (0-based, nvdla_compiler's order) */
 export const passGraphId = (i: number): string => `pass:${i}`;
 
-export interface CompiledGraphInfo {
-  id: string;
-  name: string;
-  stats: Graph['stats'];
-  /** per node (graph order): origin ids, empty for markers and constants */
-  origins: number[][];
-  /** per edge (graph order): data, aux (weights, bias, scale, LUT data), compute or hazard */
-  edgeKinds: ViewEdgeKind[];
-}
 
-export interface PassStep {
-  /** graph id of the engine graph after this step (`engine` for generateGraph) */
-  graphId: string;
-  name: string;
-  /** node ids (`n-7`) and NVDLA names for people */
-  added: { id: string; name: string }[];
-  removed: { id: string; name: string; into: string | null }[];
-  changed: { id: string; name: string }[];
-  /** nodes whose origins grew in this step (a fusion): node name and the Caffe layers it now stands for */
-  unioned: { id: string; name: string; layers: string[] }[];
-  notes: string[];
-  nodes: number;
-}
 
-/** One buffer's life in a pool: placed at op `first`, free again after op `last` (indexes into `MemoryPlan.ops`). */
-export interface PlannedBuffer {
-  buffer: string;
-  surfaces: string[];
-  offset: number;
-  size: number;
-  first: number;
-  last: number;
-  batch: number;
-  /** data copied in at load time (weights, bias): lives for the whole run */
-  content: boolean;
-  /** engine node names that write or read it */
-  users: string[];
-  /** Caffe layers of its users */
-  layers: string[];
-}
 
-export interface PlannedPool {
-  name: string;
-  size: number;
-  used: number;
-  buffers: PlannedBuffer[];
-  /** the largest number of buffers sharing an address at some op (reuse when > 1 over the run) */
-  reused: number;
-}
 
-export interface MemoryPlan {
-  /** the op slots in execution order: task, slot, engine node and batch */
-  ops: { task: number; slot: number; node: string; name: string; batch: number }[];
-  pools: PlannedPool[];
-  /** buffers in memory of their own (bindable inputs and outputs) */
-  outside: { buffer: string; surface: string; size: number; first: number }[];
-}
 
-/** `<profile>.origins.json`: which Caffe layers each task's op slots came from. */
-export interface OriginsSidecar {
-  loadable: string;
-  profile: string;
-  target: string;
-  precision: string;
-  batch: number;
-  /** origin id -> Caffe layer name */
-  sources: { id: number; name: string }[];
-  tasks: {
-    id: number;
-    interface: string;
-    ops: { slot: number; batch: number; node: string; name: string; layers: string[]; origins: number[] }[];
-  }[];
-}
 
-export interface CompileSummary {
-  /** the form's values as compiled, the table's file name */
-  options: CompileOptionValues;
-  calibration: string | null;
-  resolved: { profile: string; target: string; precision: string; batch: number; inputFormat: string } | null;
-  diagnostics: NvdlaDiagnostic[];
-  reached: NvdlaCompileResult['reached'];
-  /** canonical, engine, pass:0 .. */
-  graphs: CompiledGraphInfo[];
-  /** generateGraph then every pass that ran */
-  timeline: PassStep[];
-  /** origin id -> Caffe layer name */
-  sources: { id: number; name: string }[];
-  /** per node of the Caffe graph `caffeGraphId`: origin ids (its layer and the layers folded into it) */
-  caffeGraphId: string;
-  caffeOrigins: number[][];
-  memory: MemoryPlan | null;
-  origins: OriginsSidecar | null;
-  /** `<profile>.nvdla`, its size (null when compile stopped before emit) */
-  loadableName: string;
-  loadableSize: number | null;
-  ms: number;
-}
 
-/** What the worker keeps of a compile: the summary, the loadable bytes, and the stage graphs to draw. */
-export interface CompiledNet {
-  summary: CompileSummary;
-  bytes: Uint8Array | null;
-  graph: GraphService;
-}
 
-/** Caffe layer names -> the Caffe graph's nodes, for the origin match. */
-export interface CaffeGraphNames {
-  graphId: string;
-  /** per node: the names of the layers it draws (its own, then folded ones) */
-  names: string[][];
-}
 
 export function caffeNodeNames(graph: Graph): CaffeGraphNames {
   return { graphId: graph.id, names: graph.nodes.map((n: GraphNode) => (n.kind === 'op' ? [n.name, ...(n.chain ?? []).map((c) => c.name)] : [])) };
@@ -512,3 +392,6 @@ export function calibrationOf(request: CompileRequest, files: { name: string; by
 export function calibrationCandidates(files: { name: string }[]): string[] {
   return files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name);
 }
+
+export type * from './compile-summary';
+export type { CompiledNet } from '../format';
