@@ -388,10 +388,6 @@ export function calibrationOf(request: CompileRequest, files: { name: string; by
   return parseCalibrationTable(new TextDecoder().decode(f.bytes), f.name);
 }
 
-/** JSON files of a Caffe file set that may be calibration tables (the form offers them). */
-export function calibrationCandidates(files: { name: string }[]): string[] {
-  return files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name);
-}
 
 export type * from './compile-summary';
 export type { CompiledNet } from '../format';
