@@ -16,6 +16,11 @@ describe('file sets from dropped files', () => {
     expect(sets('lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel']]);
   });
 
+  it('a calibration table (.json) dropped with a Caffe net joins its set; without a net it is a file of its own', () => {
+    expect(sets('lenet_calib.json', 'lenet.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_calib.json']]);
+    expect(sets('a.json')).toEqual([['a.json']]);
+  });
+
   it('a solver heads its set, with the net it names and the weights', () => {
     expect(sets('lenet_train_test.prototxt', 'lenet_solver.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet_solver.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_train_test.prototxt']]);
   });

@@ -20,6 +20,7 @@ import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
 import type { RunApi, RunHost } from './run-service';
+import type { CompileApi } from './compile-service';
 
 interface Entry {
   doc: OpenedDocument;
@@ -118,6 +119,25 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     runsLoaded = r;
     return r.api;
   });
+  let compilesLoaded: { forget(docId: string): void } | null = null;
+  const compiles = once(async () => {
+    const c = (await import('./compile-service')).createCompileService({
+      doc: wholeDoc,
+      adopt(doc) {
+        const docId = `doc${next++}`;
+        docs.set(docId, { doc, findIndexes: new Map(), whole: null });
+        return docId;
+      },
+      open: (files) => service.open(files),
+      close: (docId) => service.close(docId),
+    });
+    compilesLoaded = c;
+    return c.api;
+  });
+  const viaCompiles =
+    <K extends keyof CompileApi>(name: K) =>
+    async (...args: Parameters<CompileApi[K]>): Promise<Awaited<ReturnType<CompileApi[K]>>> =>
+      ((await compiles())[name] as (...a: Parameters<CompileApi[K]>) => Promise<Awaited<ReturnType<CompileApi[K]>>>)(...args);
   const viaPartitions =
     <K extends keyof PartitionApi>(name: K) =>
     async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
@@ -145,6 +165,8 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     partitionVocabulary: viaPartitions('partitionVocabulary'),
     partitionFiles: viaPartitions('partitionFiles'),
     checkPartition: viaPartitions('checkPartition'),
+    compileForm: viaCompiles('compileForm'),
+    compile: viaCompiles('compile'),
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
@@ -188,6 +210,7 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
       docs.delete(docId);
       partitionsLoaded?.forget(docId);
       runsLoaded?.forget(docId);
+      compilesLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = graphs(docId).graph(graphId);

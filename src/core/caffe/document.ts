@@ -16,6 +16,8 @@ import { inspectCaffe } from './inspect';
 import { openCaffeModel, type CaffeModel, type CaffeOpenOptions } from './model';
 import { activationBytes, layerTypeCounts, parameterCount } from './net';
 import { caffeRunService } from './run-service';
+import type { CompileService } from '../format';
+import type { Graph } from '../graph/model';
 
 export const FIRST_VALUES = 64;
 export const HISTOGRAM_BINS = 32;
@@ -259,6 +261,35 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
       },
       inspect: caffeInspect(model),
       run: caffeRunService(model),
+      compile: caffeCompileService(model, files, (id) => graphOf(id).graph),
+    },
+  };
+}
+
+/**
+ * `compile`: the NVDLA compiler (core/nvdla, loaded on the first compile) over the net file and
+ * the weights file as nvdla_compiler reads them (no V0/V1 upgrade), with a calibration table
+ * from the file set or given by the view.
+ */
+function caffeCompileService(model: CaffeModel, files: SourceFile[], graph: (id: string) => Graph): CompileService {
+  return {
+    calibrationFiles: () => files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name),
+    async compile(request, caffeGraphId, now) {
+      const nvdla = await import('../nvdla/service');
+      const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
+      const netFile = files.find((f) => f.name === model.netFile.file);
+      if (!netFile || model.netFile.encoding !== 'text') {
+        throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles a deploy .prototxt with its .caffemodel: open the .prototxt together with the weights' });
+      }
+      const weightsFile = model.weightsFile ? files.find((f) => f.name === model.weightsFile!.file) : undefined;
+      if (!weightsFile) {
+        throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles the net with its trained weights: drop the .caffemodel together with the .prototxt' });
+      }
+      if (weightsFile.skeleton) throw new FormatError({ kind: 'unsupported', file: weightsFile.name, message: 'the weights are still being read; compile again in a moment' });
+      const deploy = readDeploy(new TextDecoder().decode(netFile.bytes), netFile.name);
+      const weights = readWeights(weightsFile.bytes, weightsFile.name);
+      const calibration = nvdla.calibrationOf(request, files);
+      return nvdla.compileForView(deploy, weights, request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), now);
     },
   };
 }

@@ -10,6 +10,8 @@ import { useOriginsGraphProps } from '../origins/OriginsPanel';
 import { registerMainView } from '../origins/state';
 import { OptimizeMenu } from '../origins/OptimizeMenu';
 import type { EdgeStyle } from '../graph/style';
+import { CompileButton } from '../compile/CompileView';
+import { can } from '../capabilities';
 
 export interface GraphPaneHandle {
   view(): GraphViewHandle | null;
@@ -111,6 +113,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
         )}
         <PartitionButton doc={doc} />
         <OptimizeMenu />
+        <CompileButton tabId={doc.id} can={can(doc.summary, 'compile')} />
         {legend}
         <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
       </div>
