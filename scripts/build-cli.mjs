@@ -10,6 +10,8 @@
  *                                    command and the core it needs, nothing else (the other
  *                                    commands' imports point to files that do not exist)
  *   dist-cli/npu-studio-HASH.cjs     main.ts alone: `--help`, no command, an unknown command
+ *   dist-cli/compute-thread.mjs      the kernels' compute thread (worker_threads), which the
+ *                                    bundles holding src/cli/kernels.ts start from beside them
  *   dist-cli/manifest.json           every input file with its mtime and size at build time, and
  *                                    for each bundle its file and the inputs it is built from
  *
@@ -40,6 +42,11 @@ const MANIFEST = bin.MANIFEST;
 /** files that shape the bundle without being part of it */
 const BUILD_INPUTS = ['scripts/build-cli.mjs', 'bin/npu-studio.cjs', 'package.json'];
 const ENTRY_SOURCE = 'src/cli/main.ts';
+/** the kernels' compute thread (worker_threads), started by the bundles of the commands that run kernels */
+const COMPUTE_THREAD_SOURCE = 'src/cli/compute-thread-bundled.ts';
+export const COMPUTE_THREAD = 'compute-thread.mjs';
+const BUNDLE_URL = '__npuStudioBundleUrl';
+const KERNELS_SOURCE = 'src/cli/kernels.ts';
 
 /**
  * Why the bundle under `root` cannot run `npu-studio COMMAND` as it is, or null when it is up to
@@ -79,6 +86,8 @@ export async function buildCli(root = ROOT) {
     }
     return i;
   };
+  /** the compute thread's inputs (set before the bundles are built) */
+  let threadInputs = [];
   /** one bundle: main.ts with the command `keep` (a file name in src/cli/), or with none */
   const isEntry = (importer) => importer.split(sep).join('/').endsWith(`/${ENTRY_SOURCE}`);
   const bundle = async (name, keep) => {
@@ -90,6 +99,11 @@ export async function buildCli(root = ROOT) {
       format: 'cjs',
       platform: 'node',
       target: 'node20',
+      // import.meta.url is the bundle's own URL (src/cli/kernels.ts finds the compute thread beside
+      // it, new URL('./compute-thread.mjs', import.meta.url)); CommonJS has no import.meta
+      define: { 'import.meta.url': BUNDLE_URL },
+      // ('use strict' first: the bundle's own directive after this line would be no directive)
+      banner: { js: `'use strict';\nconst ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
       // linked source maps cost nothing at start-up; NODE_OPTIONS=--enable-source-maps maps stacks
       sourcemap: 'linked',
       sourcesContent: false,
@@ -120,10 +134,30 @@ export async function buildCli(root = ROOT) {
     if (!js || !map) throw new Error(`esbuild wrote no ${name}.cjs`);
     const hash = createHash('sha256').update(js.contents).digest('hex').slice(0, 12).toUpperCase();
     const file = `${name}-${hash}.cjs`;
-    const inputs = [...new Set([...Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('other-command:')).map(indexOf), ...BUILD_INPUTS.map(indexOf)])].sort((a, b) => a - b);
+    const own = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('other-command:'));
+    const startsThreads = own.some((f) => f.split(sep).join('/') === KERNELS_SOURCE);
+    const inputs = [...new Set([...own.map(indexOf), ...BUILD_INPUTS.map(indexOf), ...(startsThreads ? threadInputs : [])])].sort((a, b) => a - b);
     const text = Buffer.from(js.contents).toString('utf8').replace(`//# sourceMappingURL=${name}.cjs.map`, `//# sourceMappingURL=${file}.map`);
     return { file, inputs, contents: [[file, text], [`${file}.map`, map.contents]] };
   };
+  // the compute thread: an ES module under a fixed name beside the bundles (the name kernels.ts
+  // asks for); its sources are inputs of the bundles that start it (those holding kernels.ts)
+  const thread = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [COMPUTE_THREAD_SOURCE],
+    outfile: join(OUT_DIR, COMPUTE_THREAD),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    legalComments: 'none',
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+  });
+  threadInputs = Object.keys(thread.metafile.inputs).map(indexOf);
+  const threadJs = thread.outputFiles.find((f) => f.path.endsWith('.mjs'));
+  if (!threadJs) throw new Error(`esbuild wrote no ${COMPUTE_THREAD}`);
   const bundles = { [bin.BARE]: await bundle('npu-studio', null) };
   if (!commandFiles.size) throw new Error(`esbuild saw no command that ${ENTRY_SOURCE} loads lazily`);
   // a command is named as its file in src/cli/ (main.ts's `loaders` keys are the file names)
@@ -131,7 +165,8 @@ export async function buildCli(root = ROOT) {
   const built = await Promise.all(names.map((command) => bundle(command, command)));
   names.forEach((command, i) => (bundles[command] = built[i]));
   mkdirSync(dir, { recursive: true });
-  const written = new Set([MANIFEST]);
+  const written = new Set([MANIFEST, COMPUTE_THREAD]);
+  writeAtomically(join(dir, COMPUTE_THREAD), threadJs.contents);
   let bytes = 0;
   for (const b of Object.values(bundles)) {
     for (const [name, contents] of b.contents) {

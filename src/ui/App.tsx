@@ -17,6 +17,8 @@ import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
+import { CompileView } from './compile/CompileView';
+import { toggleCompile, useCompile } from './compile/state';
 
 bindLayoutToHash();
 
@@ -37,6 +39,8 @@ export function App() {
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && view === 'graph';
   // an NVDLA loadable opens in its own views (tasks, graph, memory map, blobs, compare)
   const loadable = useStudio((s) => can(activeDoc(s)?.summary, 'loadable'));
+  // a Caffe tab's compile view (Compile, Ctrl+Shift+B) takes the graph pane's place
+  const compiling = useCompile((s) => !!(activeId && s.tabs[activeId]?.open)) && view === 'graph';
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -67,6 +71,10 @@ export function App() {
       } else if (mod && key === 'f') {
         e.preventDefault();
         openFind();
+      } else if (mod && e.shiftKey && key === 'b') {
+        e.preventDefault();
+        const d = activeDoc();
+        if (d && can(d.summary, 'compile')) toggleCompile(d.id);
       } else if (mod && !e.shiftKey && key === 'b') {
         e.preventDefault();
         toggleSidePanel();
@@ -118,7 +126,7 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
+            {compiling ? <CompileView theme={theme} /> : comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
             <SidePanel />
           </>
         ) : (
@@ -155,7 +163,7 @@ function Welcome() {
   return (
     <section className="welcome" aria-label="Welcome">
       <h1>NPU Studio</h1>
-      <p>Drop a <code>.circle</code> model, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
+      <p>Drop a <code>.circle</code> model, a Caffe <code>.prototxt</code> with its <code>.caffemodel</code>, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
       <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
       {opening && <p aria-live="polite">Opening…</p>}
     </section>
