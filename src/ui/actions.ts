@@ -25,7 +25,7 @@ export function workers() {
     // a handle for the end-to-end tests and for people debugging a session from the console
     (window as unknown as { __npuStudio: object }).__npuStudio = { crashModelWorker: () => modelClient!.simulateCrash() };
     modelClient.onEvent((e) => {
-      pushAlert({ severity: 'warning', message: e.message });
+      pushAlert({ severity: 'warning', message: e.message, docId: null });
       useStudio.setState({ workerNote: 'worker restarted' });
       reopening = reopenAll().finally(() => {
         reopening = null;
@@ -61,7 +61,7 @@ export async function openFiles(fileList: File[] | InputFile[]) {
   if (!given.length) return;
   const target = [opened, useStudio.getState().activeId].map((id) => useStudio.getState().docs.find((d) => d.id === id)).find((d) => d && can(d.summary, 'run'));
   if (!target || !runInputs) {
-    pushAlert({ severity: 'warning', message: `${given.map((f) => f.name).join(', ')}: an image or .npy array is the input of a run; open a net that can run (a Caffe .prototxt with its .caffemodel) first, or drop them together` });
+    pushAlert({ severity: 'warning', message: `${given.map((f) => f.name).join(', ')}: an image or .npy array is the input of a run; open a net that can run (a Caffe .prototxt with its .caffemodel) first, or drop them together`, docId: null });
     return;
   }
   await runInputs(target.id, given);
@@ -84,7 +84,7 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
     // request to the worker's answer (worker start on the first open included), for the benches
     performance.measure(`npu:open ${files[0]?.name ?? ''}`, { start: t0, end: performance.now() });
     if (!res.ok) {
-      pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+      pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: null });
       return null;
     }
     const id = `tab${uiDocId++}`;
@@ -109,21 +109,21 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
     if (can(res.summary, 'loadable')) {
       // the Damage view lists every unreadable place: one alert counts them and points there
       const summary = loadableDamageAlert(doc.title, res.diagnostics);
-      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See damage', docId: id } });
+      if (summary) pushAlert({ ...summary, docId: id, action: { kind: 'show-diagnostics', label: 'See damage', docId: id } });
     } else if (view === 'profile') {
       // the Profile view lists every diagnostic with its line: one alert summarises them (none for notes alone)
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
-      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
+      if (summary) pushAlert({ ...summary, docId: id, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
     } else {
       // the notes (the Caffe upgrades that ran) make one info alert; the Model panel lists every diagnostic
       const notes = res.diagnostics.filter((d) => d.severity === 'info');
-      if (notes.length) pushAlert({ severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
-      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ severity: d.severity, message: describeError(d) });
+      if (notes.length) pushAlert({ docId: id, severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
+      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ docId: id, severity: d.severity, message: describeError(d) });
     }
     if (first && view === 'graph') await showGraph(id, first.id);
     return id;
   } catch (e) {
-    pushAlert(errorAlert(e, files[0]?.name ?? 'file'));
+    pushAlert({ ...errorAlert(e, files[0]?.name ?? 'file'), docId: null });
     return null;
   } finally {
     useStudio.setState({ opening: false });
@@ -143,7 +143,7 @@ export async function setDocOption(tabId: string, name: string, value: string | 
   const { model } = workers();
   const res = await model.api.open(d.files, options);
   if (!res.ok) {
-    pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+    pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: tabId });
     return;
   }
   const old = useStudio.getState().docs.find((x) => x.id === tabId);
@@ -154,7 +154,7 @@ export async function setDocOption(tabId: string, name: string, value: string | 
   void model.api.close(old.workerDocId);
   const graphId = preferredGraph(res.summary, old.graphId);
   updateDoc(tabId, { workerDocId: res.docId, summary: res.summary, diagnostics: res.diagnostics, options, selected: null, details: null });
-  for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ severity: x.severity, message: describeError(x) });
+  for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ docId: tabId, severity: x.severity, message: describeError(x) });
   if (graphId) await showGraph(tabId, graphId);
 }
 
@@ -176,7 +176,7 @@ async function reopenAll() {
   for (const d of useStudio.getState().docs) {
     const res = await model.api.open(d.files, d.options);
     if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
-    else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+    else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: d.id });
   }
   for (const o of docOwners) await o.reopen();
   useStudio.setState({ workerNote: 'worker restarted; documents re-opened' });
@@ -206,7 +206,7 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
       return;
     }
     updateDoc(docId, { loading: null });
-    pushAlert(errorAlert(e, doc.title));
+    pushAlert({ ...errorAlert(e, doc.title), docId });
   }
 }
 
@@ -223,6 +223,23 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
   const prepared = await layout.prepareView(pack, layoutInput, { direction, nodesep: 20, ranksep: 30 }, onProgress);
   registerPreparedScene(prepared.layout, prepared.scene);
   return { graph, layout: prepared.layout };
+}
+
+/** Opens another graph of the tab (an IF or WHILE body, the subgraph selector), remembering where it came from. */
+export function openGraph(tabId: string, graphId: string) {
+  const d = useStudio.getState().docs.find((x) => x.id === tabId);
+  if (!d || !graphId || graphId === d.graphId) return;
+  updateDoc(tabId, { back: [...(d.back ?? []), d.graphId] });
+  void showGraph(tabId, graphId);
+}
+
+/** Back to the graph the tab showed before (Backspace, the Back button). */
+export function graphBack(tabId: string) {
+  const d = useStudio.getState().docs.find((x) => x.id === tabId);
+  const back = d?.back ?? [];
+  if (!d || !back.length) return;
+  updateDoc(tabId, { back: back.slice(0, -1) });
+  void showGraph(tabId, back[back.length - 1]!);
 }
 
 export function cancelLayout() {
@@ -258,7 +275,7 @@ export async function selectNode(index: number | null) {
     } catch (e) {
       const restarted = reopening !== null || useStudio.getState().docs.find((x) => x.id === d.id)?.workerDocId !== workerDocId;
       if (attempt === 0 && restarted) continue;
-      pushAlert(errorAlert(e, d.title));
+      pushAlert({ ...errorAlert(e, d.title), docId: d.id });
       return;
     }
   }
@@ -287,7 +304,7 @@ export function closeDoc(id: string) {
     docs,
     activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId,
     // an alert that points into the closed document has nothing left to show
-    alerts: s.alerts.filter((a) => a.action?.docId !== id),
+    alerts: s.alerts.filter((a) => a.action?.docId !== id && a.docId !== id),
   });
 }
 
@@ -316,7 +333,7 @@ export async function loadSample(base: string, names: string[]) {
     }
     await openFiles(files);
   } catch (e) {
-    pushAlert({ severity: 'error', message: `Samples: ${(e as Error).message}` });
+    pushAlert({ severity: 'error', message: `Samples: ${(e as Error).message}`, docId: null });
   }
 }
 

@@ -191,6 +191,8 @@ export interface ModelWorkerApi {
   packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
+  /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
+  tensorNpy(docId: string, graphId: string, tensor: number): Promise<{ name: string; bytes: Uint8Array } | null>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
   /** capability `profile`: the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;

@@ -207,6 +207,10 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     async tensorDetails(docId, graphId, tensor) {
       return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
     },
+    async tensorNpy(docId, graphId, tensor) {
+      const graph = serviceOf(await wholeDoc(docId), 'graph');
+      return graph.tensorNpy ? graph.tensorNpy(graphId, tensor) : null;
+    },
     async find(docId, graphId, query) {
       const e = entry(docId);
       let index = e.findIndexes.get(graphId);

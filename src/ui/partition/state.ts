@@ -152,7 +152,7 @@ export async function openPartition(tabId: string, fresh = false) {
     void loadVocabulary(doc.workerDocId);
     await run(tabId);
   } catch (e) {
-    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: partition`) });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: partition`), docId: tabId });
   } finally {
     opening.delete(tabId);
   }
@@ -285,7 +285,7 @@ export async function assign(tabId: string, section: 'OPNAME' | 'OPCODE' | 'part
     try {
       edit = await workers().model.api.partitionAssignEdit(doc.workerDocId, text, section, key, value);
     } catch (e) {
-      pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: assign`) });
+      pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: assign`), docId: tabId });
       return;
     }
     t = usePartition.getState().tabs[tabId];
@@ -340,9 +340,9 @@ export async function downloadParts(tabId: string) {
     const r = await workers().model.api.partitionFiles(doc.workerDocId, t.text, t.partName);
     saveBlob(r.zip, zipName(doc.title), 'application/zip');
     const parts = r.files.filter((f) => f.name.endsWith('.circle')).length;
-    pushAlert({ severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
+    pushAlert({ docId: tabId, severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
   } catch (e) {
-    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: download parts`) });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: download parts`), docId: tabId });
   } finally {
     patchTab(tabId, { downloading: false });
   }
