@@ -83,12 +83,23 @@ export function App() {
       } else if (mod && e.altKey && key === 'e') {
         e.preventDefault();
         void exportCurrent(pane.current, 'svg');
-      } else if (key === 'escape' && useStudio.getState().find.open) {
-        useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
       }
     };
+    // Escape with Find open closes Find and nothing else (the graph would otherwise take it as
+    // "deselect"): handled in the capture phase, before any view sees the key
+    const onEscape = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || !useStudio.getState().find.open || useStudio.getState().overlay) return;
+      if (document.querySelector('.body-chooser')?.contains(e.target as Node)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
+    };
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    window.addEventListener('keydown', onEscape, true);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('keydown', onEscape, true);
+    };
   }, []);
 
   useEffect(() => {
@@ -120,6 +131,11 @@ export function App() {
           <>
             {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
             <SidePanel />
+            {panelAt === 'hidden' && (
+              <button type="button" className="panel-reveal" onClick={() => toggleSidePanel()} aria-label="Show the side panel" title="Show the side panel: node, model and origins details (Ctrl+B)">
+                ⟨
+              </button>
+            )}
           </>
         ) : (
           <Welcome />

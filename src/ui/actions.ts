@@ -4,15 +4,15 @@
  */
 import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
-import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
+import { activeDoc, docLabel, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { DocumentSummary, InputFile, OpenOptions } from '../worker/api';
 import { unpackGraph } from '../core/graph/pack';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
-import { can, mainView } from './capabilities';
+import { can, mainView, showsGraph } from './capabilities';
 import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
-import { groupFiles } from './file-sets';
+import { distinctLabel, groupFiles } from './file-sets';
 import { useLayout } from './shell/layout';
 
 let modelClient: ModelWorkerClient | null = null;
@@ -90,10 +90,13 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
     const id = `tab${uiDocId++}`;
     const firstId = preferredGraph(res.summary);
     const first = res.summary.graphs.find((g) => g.id === firstId);
+    const main = files[0]!;
+    const folder = main.blob instanceof File ? main.blob.webkitRelativePath.split('/').slice(0, -1).join('/') : '';
     const doc: Doc = {
       id,
       workerDocId: res.docId,
-      title: files[0]!.name,
+      title: main.name,
+      label: distinctLabel(main.name, folder, useStudio.getState().docs.map(docLabel)),
       files,
       summary: res.summary,
       diagnostics: res.diagnostics,
@@ -251,7 +254,7 @@ export function cancelLayout() {
 
 export function toggleDirection() {
   const d = activeDoc();
-  if (!d) return;
+  if (!d || !showsGraph(d.summary)) return;
   void showGraph(d.id, d.graphId, d.direction === 'TB' ? 'LR' : 'TB');
 }
 
@@ -260,7 +263,9 @@ export async function selectNode(index: number | null) {
   if (!d) return;
   updateDoc(d.id, { selected: index, details: index === null ? null : d.details });
   if (index === null) return;
-  useStudio.setState({ side: 'node' });
+  // the Node tab shows the selection; a user reading Origins or Run stays there (they follow the selection too)
+  if (useStudio.getState().side === 'model') useStudio.setState({ side: 'node' });
+  if (useLayout.getState().side === 'hidden') noteHiddenPanel();
   // a click during a worker restart asks the new worker, under the document's new id; a request
   // the dying worker took with it is asked again once
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -279,6 +284,17 @@ export async function selectNode(index: number | null) {
       return;
     }
   }
+}
+
+/** Clicking a node with the side panel hidden: say once where its details went (and how to get them back). */
+let hiddenNoted = false;
+useLayout.subscribe((s) => {
+  if (s.side !== 'hidden') hiddenNoted = false; // hidden again later: say it again
+});
+function noteHiddenPanel() {
+  if (hiddenNoted) return;
+  hiddenNoted = true;
+  pushAlert({ severity: 'info', message: 'The node\'s details are in the side panel, which is hidden: press Ctrl+B or the ⟨ button at the right edge to show it.' });
 }
 
 export function activate(id: string) {

@@ -28,6 +28,10 @@ export interface Doc {
   /** id in the model worker (changes when the worker is restarted) */
   workerDocId: string;
   title: string;
+  /** the title told apart from the other open tabs' (`model.circle (2)`, `v2/model.circle`); tabs, status bar and palette show it */
+  label?: string;
+  /** hash of the main file's bytes: partition drafts are kept under it (a renamed file keeps its draft, two files of one name do not share one) */
+  contentHash?: string;
   files: InputFile[];
   /** the document options the files were opened with (`summary.options` lists the choices); re-opened with them after a worker restart */
   options?: OpenOptions;
@@ -92,6 +96,11 @@ export const useStudio = create<StudioState>(() => ({
   opening: false,
   overlay: null,
 }));
+
+/** What a tab is called on screen. */
+export function docLabel(d: Pick<Doc, 'title' | 'label'>): string {
+  return d.label ?? d.title;
+}
 
 export function activeDoc(s: StudioState = useStudio.getState()): Doc | null {
   return s.docs.find((d) => d.id === s.activeId) ?? null;

@@ -1,4 +1,4 @@
-import { useStudio, activeDoc } from '../store';
+import { useStudio, activeDoc, docLabel } from '../store';
 import { useOrigins } from '../origins/state';
 import { countsText } from '../capabilities';
 
@@ -11,7 +11,7 @@ export function StatusBar() {
   const compare = useOrigins((s) => (doc ? s.compare[doc.id] : undefined));
   const optimized = compare?.open ? compare.result?.summary.graphs[0]?.stats : undefined;
   const parts: string[] = [];
-  if (doc) parts.push(doc.title);
+  if (doc) parts.push(docLabel(doc));
   if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
   const counts = doc ? countsText(doc.summary, doc.graphId) : '0 nodes · 0 edges';
   let state = 'ready';
