@@ -7,7 +7,7 @@ import { DropOverlay } from './shell/DropOverlay';
 import { GraphPane, type GraphPaneHandle } from './shell/GraphPane';
 import { SidePanel } from './panels/SidePanel';
 import { ProfilePane } from './shell/ProfilePane';
-import { openFiles, toggleDirection, loadSample } from './actions';
+import { openFiles, toggleDirection, loadSample, reopenKept } from './actions';
 import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
 import { ComparePane } from './origins/ComparePane';
@@ -42,14 +42,19 @@ export function App() {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
-  // Open the bundled sample named in ?sample=... (npm start opens one), unless told otherwise.
+  // Reopen what was open before the reload; else the bundled sample named in ?sample=... (npm start opens one), unless told otherwise.
   useEffect(() => {
     const params = new URLSearchParams(location.search);
     // `npm start` names a default sample; `?sample=none` opens nothing.
     const sample = params.get('sample') ?? __DEFAULT_SAMPLE__;
-    if (sampleOpened || !sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+    if (sampleOpened) return;
     sampleOpened = true; // StrictMode runs effects twice in development
-    void loadSample('samples/', [sample]);
+    void (async () => {
+      // what the last page had open comes back first; the sample only opens into an empty studio
+      if (await reopenKept()) return;
+      if (!sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+      await loadSample('samples/', [sample]);
+    })();
   }, []);
 
   useEffect(() => {

@@ -12,8 +12,9 @@ import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
 import { can, mainView, showsGraph } from './capabilities';
 import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
-import { distinctLabel, groupFiles } from './file-sets';
+import { distinctLabel, groupFiles, isPartName } from './file-sets';
 import { useLayout } from './shell/layout';
+import { keepSession, keptTabs } from './shell/session';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -57,7 +58,11 @@ export async function openFiles(fileList: File[] | InputFile[]) {
   if (inputs.length === 0) return;
   const { sets, runInputs: given } = groupFiles(inputs);
   let opened: string | null = null;
-  for (const set of sets) opened = (await openFileSet(set)) ?? opened;
+  for (const set of sets) {
+    // a .part dropped without its model partitions a model already open
+    if (set.every((f) => isPartName(f.name))) await applyPartFiles(set);
+    else opened = (await openFileSet(set)) ?? opened;
+  }
   if (!given.length) return;
   const target = [opened, useStudio.getState().activeId].map((id) => useStudio.getState().docs.find((d) => d.id === id)).find((d) => d && can(d.summary, 'run'));
   if (!target || !runInputs) {
@@ -65,6 +70,38 @@ export async function openFiles(fileList: File[] | InputFile[]) {
     return;
   }
   await runInputs(target.id, given);
+}
+
+/** What opens a `.part` in a tab's partition editor: the partition state registers itself. */
+type PartFileHandler = (tabId: string, file: InputFile) => Promise<void>;
+let partFiles: PartFileHandler | null = null;
+export function registerPartFiles(handler: PartFileHandler) {
+  partFiles = handler;
+}
+
+/**
+ * `.part` files dropped alone: each goes to the open model it names (same stem: `net.part` ->
+ * `net.circle`), else to the active tab when it can be partitioned; with neither, an alert says
+ * to drop it with its model.
+ */
+async function applyPartFiles(files: InputFile[]) {
+  for (const f of files) {
+    const s = useStudio.getState();
+    const target = partTarget(f.name, s.docs, s.activeId);
+    if (!target || !partFiles) {
+      pushAlert({ severity: 'warning', docId: null, message: `${f.name}: a .part file partitions a model; no open model can take it. Drop it together with its model (for example ${f.name.replace(/\.[^.]*$/, '')}.circle), or open the model first.` });
+      continue;
+    }
+    activate(target.id);
+    await partFiles(target.id, f);
+  }
+}
+
+/** The tab a lone `.part` goes to: the partitionable model of the same stem, else the active tab if partitionable. */
+export function partTarget(partName: string, docs: readonly Pick<Doc, 'id' | 'title' | 'summary'>[], activeId: string | null) {
+  const stem = partName.replace(/\.[^.]*$/, '').toLowerCase();
+  const able = docs.filter((d) => can(d.summary, 'partition'));
+  return able.find((d) => d.title.replace(/\.[^.]*$/, '').toLowerCase() === stem) ?? able.find((d) => d.id === activeId) ?? null;
 }
 
 /** The graph a document opens on: its first, or the same shown another way when the view asks for it (in-place layers as nodes). */
@@ -75,12 +112,12 @@ export function preferredGraph(summary: Pick<DocumentSummary, 'graphs'>, graphId
   return summary.graphs.find((g) => g.unfoldedOf === base)?.id ?? base;
 }
 
-async function openFileSet(files: InputFile[]): Promise<string | null> {
+async function openFileSet(files: InputFile[], options?: OpenOptions): Promise<string | null> {
   const { model } = workers();
   useStudio.setState({ opening: true });
   try {
     const t0 = performance.now();
-    const res = await model.api.open(files);
+    const res = await model.api.open(files, options);
     // request to the worker's answer (worker start on the first open included), for the benches
     performance.measure(`npu:open ${files[0]?.name ?? ''}`, { start: t0, end: performance.now() });
     if (!res.ok) {
@@ -100,6 +137,7 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
       files,
       summary: res.summary,
       diagnostics: res.diagnostics,
+      ...(options ? { options } : {}),
       graphId: first ? first.id : '',
       direction: 'TB',
       view: null,
@@ -108,6 +146,7 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
       details: null,
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
+    keepOpenTabs();
     const view = mainView(res.summary);
     if (can(res.summary, 'loadable')) {
       // the Damage view lists every unreadable place: one alert counts them and points there
@@ -157,6 +196,7 @@ export async function setDocOption(tabId: string, name: string, value: string | 
   void model.api.close(old.workerDocId);
   const graphId = preferredGraph(res.summary, old.graphId);
   updateDoc(tabId, { workerDocId: res.docId, summary: res.summary, diagnostics: res.diagnostics, options, selected: null, details: null });
+  keepOpenTabs();
   for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ docId: tabId, severity: x.severity, message: describeError(x) });
   if (graphId) await showGraph(tabId, graphId);
 }
@@ -322,6 +362,7 @@ export function closeDoc(id: string) {
     // an alert that points into the closed document has nothing left to show
     alerts: s.alerts.filter((a) => a.action?.docId !== id && a.docId !== id),
   });
+  keepOpenTabs();
 }
 
 let findSeq = 0;
@@ -336,6 +377,18 @@ export async function runFind(query: string) {
   const r = await workers().model.api.find(d.workerDocId, d.graphId, query);
   if (seq !== findSeq) return;
   useStudio.setState((s) => ({ find: { ...s.find, results: r.results, total: r.total, ms: r.ms, active: 0 } }));
+}
+
+/** Keeps the open tabs' files for the next load (ui/shell/session.ts). */
+function keepOpenTabs() {
+  void keepSession(useStudio.getState().docs);
+}
+
+/** Reopens the tabs the last page had open, in order; false when nothing was kept. */
+export async function reopenKept(): Promise<boolean> {
+  const kept = await keptTabs();
+  for (const t of kept) await openFileSet(t.files, t.options);
+  return kept.length > 0;
 }
 
 /** Opens bundled samples: `names` are fetched from `base` and opened together (a model and its .part). */

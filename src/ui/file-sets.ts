@@ -26,6 +26,11 @@ const PROTOTXT = /\.(prototxt|pbtxt)$/i;
 const TRAINING = /(train|solver)/i;
 const RUN_INPUT = /\.(png|jpe?g|npy)$/i;
 
+/** a `.part` (or `.ini`) partition file */
+export function isPartName(name: string): boolean {
+  return PART_SIDECAR.test(name);
+}
+
 export function isRunInputName(name: string): boolean {
   return RUN_INPUT.test(name);
 }

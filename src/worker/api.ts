@@ -186,6 +186,8 @@ export interface ModelWorkerApi {
    */
   open(files: InputFile[], options?: OpenOptions): Promise<OpenResult>;
   close(docId: string): Promise<void>;
+  /** SHA-256 of a file's bytes, hex (partition drafts are kept under the model's hash, not its name) */
+  contentHash(file: InputFile): Promise<string>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
   /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
   packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;

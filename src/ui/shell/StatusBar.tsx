@@ -1,6 +1,26 @@
 import { useStudio, activeDoc, docLabel } from '../store';
 import { useOrigins } from '../origins/state';
 import { countsText } from '../capabilities';
+import { forgetSession, useSession } from './session';
+
+function megabytes(n: number): string {
+  return n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** How much this browser keeps so a reload reopens the tabs, and a button that forgets it. */
+function KeptFiles() {
+  const { bytes, tabs, skipped } = useSession();
+  if (!tabs && !skipped) return null;
+  const what = `${megabytes(bytes)} kept for reload (${tabs} tab${tabs === 1 ? '' : 's'}${skipped ? `; ${skipped} too big to keep` : ''})`;
+  return (
+    <div className="status-kept">
+      <span title="The open files are kept in this browser (IndexedDB) so that a reload reopens them; nothing is uploaded">{what}</span>
+      <button type="button" className="link" onClick={() => void forgetSession()} title="Forget the kept files: a reload will open an empty studio">
+        Forget
+      </button>
+    </div>
+  );
+}
 
 /** `file · N nodes · M edges · worker state` (a capture: marks and runs); role="status" for assistive technology and tests. */
 export function StatusBar() {
@@ -25,6 +45,7 @@ export function StatusBar() {
         <span className="status-counts">{counts}</span>
         {optimized && <span className="status-optimized"> · optimized: {optimized.nodes} nodes · {optimized.edges} edges</span>}
       </div>
+      <KeptFiles />
       <div className="status-worker" aria-label="worker state">{state}</div>
     </footer>
   );
