@@ -17,6 +17,7 @@ import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
+import { starterSamples, useSamples } from './shell/samples';
 
 bindLayoutToHash();
 
@@ -171,13 +172,37 @@ function openPicker() {
   document.querySelector<HTMLInputElement>('[data-testid="file-input"]')?.click();
 }
 
+/** The empty studio: what it opens, one sample of each, and where the files stay. */
 function Welcome() {
   const opening = useStudio((s) => s.opening);
+  const samples = useSamples();
+  const starters = starterSamples(samples);
   return (
     <section className="welcome" aria-label="Welcome">
       <h1>NPU Studio</h1>
-      <p>Drop a <code>.circle</code> model, a Caffe <code>.prototxt</code> with its <code>.caffemodel</code>, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
-      <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
+      <p>
+        Drop files anywhere on this page, press <b>Open</b>, or try a sample below.
+      </p>
+      <table className="opens" aria-label="What NPU Studio opens">
+        <tbody>
+          {starters.map(({ kind, sample }) => (
+            <tr key={kind.group}>
+              <th scope="row">{kind.what}</th>
+              <td className="muted">{kind.files}</td>
+              <td>
+                {sample ? (
+                  <button type="button" title={(sample.files ?? [sample.file]).join(' + ')} onClick={() => void loadSample('samples/', sample.files ?? [sample.file])}>
+                    Open {sample.title}
+                  </button>
+                ) : (
+                  <span className="muted">no sample bundled</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">Everything runs in this tab: nothing is uploaded. Open files are kept in this browser so that a reload reopens them (the status bar shows how much, and forgets it).</p>
       {opening && <p aria-live="polite">Opening…</p>}
     </section>
   );

@@ -145,6 +145,11 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             }}
           />
         )}
+        {partition.highlightLegend && (
+          <div className="highlight-legend" role="note" aria-label="Highlight legend">
+            <span className="highlight-swatch" aria-hidden="true" /> {partition.highlightLegend}
+          </div>
+        )}
         <AssignBar doc={doc} />
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
       </div>
