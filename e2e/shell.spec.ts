@@ -35,7 +35,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await input.fill('fuse_instance_norm');
     await expect(palette.getByRole('option').first()).toHaveAttribute('data-command', 'optimize.fuse_instance_norm');
     await input.press('Enter');
-    await expect(status).toContainText('optimized: 1 nodes · 2 edges');
+    await expect(status).toContainText('optimized: 1 node · 2 edges');
     await page.keyboard.press('Control+Shift+P');
     await input.fill('single graph');
     await input.press('Enter');

@@ -1,6 +1,6 @@
 import { useStudio, activeDoc, docLabel } from '../store';
 import { useOrigins } from '../origins/state';
-import { countsText } from '../capabilities';
+import { countsText, plural } from '../capabilities';
 import { forgetSession, useSession } from './session';
 
 function megabytes(n: number): string {
@@ -43,7 +43,7 @@ export function StatusBar() {
       <div role="status" aria-live="polite" className="status-main">
         {parts.length > 0 && <span className="status-file">{parts.join(' · ')} · </span>}
         <span className="status-counts">{counts}</span>
-        {optimized && <span className="status-optimized"> · optimized: {optimized.nodes} nodes · {optimized.edges} edges</span>}
+        {optimized && <span className="status-optimized"> · optimized: {plural(optimized.nodes, "node")} · {plural(optimized.edges, "edge")}</span>}
       </div>
       <KeptFiles />
       <div className="status-worker" aria-label="worker state">{state}</div>
