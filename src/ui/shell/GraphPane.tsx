@@ -2,7 +2,7 @@ import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSP
 import { setInplace, useLayout } from './layout';
 import { DocOptions } from './DocOptions';
 import { useStudio, activeDoc } from '../store';
-import { cancelLayout, graphBack, openGraph, preferredGraph, selectNode, showGraph } from '../actions';
+import { cancelLayout, graphBack, openGraph, preferredGraph, selectNode, showGraph, workers } from '../actions';
 import { subgraphLinks, type SubgraphLink } from '../panels/subgraph-links';
 import type { GraphNode } from '../../core/graph/model';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
@@ -70,10 +70,13 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
   const unfoldable = doc.summary.graphs.some((g) => g.unfoldedOf === baseId);
   const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
 
-  const openSubgraph = (index: number) => {
+  const openSubgraph = async (index: number) => {
     const node = current?.graph.nodes[index];
     if (!node?.subgraphs?.length) return;
-    const links = subgraphLinks(node, doc.summary.graphs);
+    // the packed graph has no attributes: the roles (then / else, cond / body) come with the node's details
+    const known = doc.details?.node.id === node.id ? doc.details.node : null;
+    const full = known ?? (await workers().model.api.nodeDetails(doc.workerDocId, doc.graphId, index).then((d) => d.node, () => node));
+    const links = subgraphLinks(full, doc.summary.graphs);
     if (links.length === 1) openGraph(doc.id, links[0]!.graphId);
     else setChoosing({ node: index, links });
   };
@@ -127,7 +130,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             theme={theme}
             selected={doc.selected}
             onSelect={(i) => void selectNode(i)}
-            onActivate={openSubgraph}
+            onActivate={(i) => void openSubgraph(i)}
             highlighted={partition.highlighted ?? origins.highlighted}
             onHover={origins.onHover}
             nodeFill={partition.nodeFill ?? nodeFill}
