@@ -30,7 +30,7 @@ test.describe('newcomer', () => {
     await shot(page, 'drop-overlay');
     await page.evaluate(() => window.dispatchEvent(new DragEvent('drop')));
     await opens.getByRole('button', { name: /^Open .*\.part$/ }).click();
-    await expect(page.getByRole('region', { name: 'Partition editor' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Partition editor' })).toBeVisible({ timeout: 30_000 }); // Monaco loads on first use
     // 15: the Samples menu shows every entry whole
     await page.getByRole('button', { name: 'Samples ▾' }).click();
     const menu = page.getByRole('menu', { name: 'Samples' });
