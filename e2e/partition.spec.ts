@@ -146,6 +146,7 @@ test.describe('partition editor', () => {
   });
 
   test('New partition, the text survives a reload and a worker restart', async ({ page }) => {
+    test.setTimeout(120_000); // Monaco twice, a worker restart and a reload on a shared 2-core machine
     const { bytes } = chefModel('Part_Add_Sub_000');
     await page.goto('/?sample=none');
     await dropFiles(page, [{ name: 'Part_Add_Sub_000.circle', bytes }]);
