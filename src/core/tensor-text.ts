@@ -9,6 +9,9 @@
  * library prints a strided, elided view over a reader function.
  */
 
+/** characters per line in the side panel's values box (narrower than NumPy's 75) */
+export const PANEL_WIDTH = 56;
+
 export type ValueKind = 'float32' | 'float64' | 'integer' | 'bool';
 
 /** The shortest decimal text that reads back (as a float32) as the same float32 value. */

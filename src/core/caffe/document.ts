@@ -10,7 +10,7 @@ import { FormatError } from '../errors';
 import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
 import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
-import { tensorText } from '../tensor-text';
+import { PANEL_WIDTH, tensorText } from '../tensor-text';
 import { writeNpy } from './npy';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
@@ -150,7 +150,7 @@ function bytesText(n: number): string {
 function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values']): string | undefined {
   if (!values || values.count > 1 << 22) return undefined;
   const all = values.toFloat32();
-  return tensorText(shape, all.length, (i) => all[i]!, 'float32');
+  return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: PANEL_WIDTH });
 }
 
 /** A weight blob as a float32 `.npy`; null for activations and missing weights. */

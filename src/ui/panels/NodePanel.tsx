@@ -190,8 +190,8 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
                   </tr>
                 )}
                 <tr>
-                  <th scope="row">values</th>
-                  <td>
+                  <td colSpan={2} className="values-cell">
+                    <div className="values-label">values</div>
                     {t.values.text !== undefined ? (
                       <pre className="tensor-values" aria-label={`Values of ${t.name}`} tabIndex={0}>
                         {t.values.text}
