@@ -51,9 +51,11 @@ export function App() {
     if (sampleOpened) return;
     sampleOpened = true; // StrictMode runs effects twice in development
     void (async () => {
-      // what the last page had open comes back first; the sample only opens into an empty studio
-      if (await reopenKept()) return;
+      // what the last page had open comes back first; then a sample the URL names, unless it is
+      // open already (a reload); the default sample only opens into an empty studio
+      const restored = await reopenKept();
       if (!sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+      if (restored && (!params.has('sample') || useStudio.getState().docs.some((d) => d.title === sample))) return;
       await loadSample('samples/', [sample]);
     })();
   }, []);
