@@ -235,7 +235,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     expect(Math.abs(visible.height - host.height * 2)).toBeLessThanOrEqual(2);
     // a small graph fits at 2x: no note
     await page.goto('/?sample=Net_InstanceNorm_003.circle');
-    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible({ timeout: 30_000 }); // after the kept 1,000-operator tab reopens
     const small = await pngOf(page, () => page.getByRole('button', { name: 'PNG' }).click());
     expect(small.name).toBe('Net_InstanceNorm_003.png');
     await expect(page.getByRole('alert').filter({ hasText: 'the whole graph is' })).toHaveCount(0);
