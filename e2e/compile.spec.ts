@@ -80,7 +80,7 @@ test.describe('compile for NVDLA', () => {
     // downloads: the same bytes as `npu-studio compile` with the same options
     const dir = mkdtempSync(join(tmpdir(), 'compile-e2e-'));
     try {
-      execFileSync('node', [join(ROOT, 'bin/npu-studio.mjs'), 'compile', '--prototxt', join(FIXTURES, 'lenet.prototxt'), '--caffemodel', join(FIXTURES, 'lenet_iter_10000.caffemodel'), '-o', dir], { stdio: 'pipe' });
+      execFileSync('node', [join(ROOT, 'bin/npu-studio.cjs'), 'compile', '--prototxt', join(FIXTURES, 'lenet.prototxt'), '--caffemodel', join(FIXTURES, 'lenet_iter_10000.caffemodel'), '-o', dir], { stdio: 'pipe' });
       const [origins] = await Promise.all([page.waitForEvent('download'), view.getByTestId('download-origins').click()]);
       expect(origins.suggestedFilename()).toBe('fast-math.origins.json');
       expect(readFileSync((await origins.path())!, 'utf8')).toBe(readFileSync(join(dir, 'fast-math.origins.json'), 'utf8'));
