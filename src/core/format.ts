@@ -51,6 +51,8 @@ export interface GraphService {
   graph(graphId: string): Graph;
   nodeDetails(graphId: string, nodeIndex: number): NodeDetails;
   tensorDetails(graphId: string, tensor: number): TensorDetails;
+  /** a constant tensor's values as a NumPy `.npy` file (null: no values to export); formats without it offer no export */
+  tensorNpy?(graphId: string, tensor: number): { name: string; bytes: Uint8Array } | null;
 }
 
 /** `partition`: circle-partitioner `.part` files apply to it (subgraph 0). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupFiles } from './file-sets';
+import { distinctLabel, groupFiles } from './file-sets';
 
 const named = (...names: string[]) => names.map((name) => ({ name }));
 const sets = (...names: string[]) => groupFiles(named(...names)).sets.map((s) => s.map((f) => f.name));
@@ -41,5 +41,15 @@ describe('file sets from dropped files', () => {
     expect(sets('a.circle', 'a.part', 'b.circle')).toEqual([['a.circle', 'a.part'], ['b.circle']]);
     expect(sets('only.part')).toEqual([['only.part']]);
     expect(groupFiles(named('digit.png')).sets).toEqual([]);
+  });
+});
+
+describe('distinctLabel', () => {
+  it('keeps a unique name, tells a second one apart by its folder or a free (N) suffix', () => {
+    expect(distinctLabel('model.circle', '', [])).toBe('model.circle');
+    expect(distinctLabel('model.circle', '', ['model.circle'])).toBe('model.circle (2)');
+    expect(distinctLabel('model.circle', '', ['model.circle', 'model.circle (2)'])).toBe('model.circle (3)');
+    expect(distinctLabel('model.circle', 'v2', ['model.circle'])).toBe('v2/model.circle');
+    expect(distinctLabel('model.circle', '', ['model.circle (2)'])).toBe('model.circle');
   });
 });

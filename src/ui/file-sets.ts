@@ -29,6 +29,11 @@ const TRAINING = /(train|solver)/i;
 const RUN_INPUT = /\.(png|jpe?g|npy)$/i;
 const CALIBRATION = /\.json$/i;
 
+/** a `.part` (or `.ini`) partition file */
+export function isPartName(name: string): boolean {
+  return PART_SIDECAR.test(name);
+}
+
 export function isRunInputName(name: string): boolean {
   return RUN_INPUT.test(name);
 }
@@ -86,4 +91,22 @@ export function groupFiles<F extends NamedFile>(files: readonly F[]): FileSets<F
   else if (parts.length && !caffe.length && !alone.length) sets.push(parts);
   sets.push(...caffe, ...alone);
   return { sets, runInputs };
+}
+
+/**
+ * The label of a new tab: its file name, or, when an open tab already shows that name, the name
+ * with the folder it came from (a dropped folder's relative path) or else the first free ` (N)`
+ * suffix, so two `model.circle` tabs are told apart in the tab strip, the status bar and the palette.
+ */
+export function distinctLabel(name: string, folder: string, openLabels: readonly string[]): string {
+  const taken = new Set(openLabels);
+  if (!taken.has(name)) return name;
+  if (folder) {
+    const withFolder = `${folder}/${name}`;
+    if (!taken.has(withFolder)) return withFolder;
+  }
+  for (let n = 2; ; n++) {
+    const label = `${name} (${n})`;
+    if (!taken.has(label)) return label;
+  }
 }

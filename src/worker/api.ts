@@ -221,11 +221,15 @@ export interface ModelWorkerApi {
    */
   open(files: InputFile[], options?: OpenOptions): Promise<OpenResult>;
   close(docId: string): Promise<void>;
+  /** SHA-256 of a file's bytes, hex (partition drafts are kept under the model's hash, not its name) */
+  contentHash(file: InputFile): Promise<string>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
   /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
   packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
+  /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
+  tensorNpy(docId: string, graphId: string, tensor: number): Promise<{ name: string; bytes: Uint8Array } | null>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
   /** capability `profile`: the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;

@@ -170,6 +170,10 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
+    async contentHash(file: InputFile): Promise<string> {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.blob.arrayBuffer()));
+      return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+    },
     async open(files: InputFile[], options?: OpenOptions): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
@@ -229,6 +233,10 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     },
     async tensorDetails(docId, graphId, tensor) {
       return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
+    },
+    async tensorNpy(docId, graphId, tensor) {
+      const graph = serviceOf(await wholeDoc(docId), 'graph');
+      return graph.tensorNpy ? graph.tensorNpy(graphId, tensor) : null;
     },
     async find(docId, graphId, query) {
       const e = entry(docId);

@@ -10,6 +10,8 @@ import { FormatError } from '../errors';
 import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
 import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
+import { PANEL_WIDTH, tensorText } from '../tensor-text';
+import { writeNpy } from './npy';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
 import { inspectCaffe } from './inspect';
@@ -146,6 +148,26 @@ function bytesText(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB (${n} bytes)`;
 }
 
+/** the blob's values along its shape; reads only the printed elements of a zero-copy view, or decodes blobs up to 4M values */
+function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values']): string | undefined {
+  if (!values || values.count > 1 << 22) return undefined;
+  const all = values.toFloat32();
+  return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: PANEL_WIDTH });
+}
+
+/** A weight blob as a float32 `.npy`; null for activations and missing weights. */
+export function caffeTensorNpy(model: CaffeModel, tensor: number): { name: string; bytes: Uint8Array } | null {
+  const w = weightOf(model, tensor);
+  if (!w) return null;
+  const layer = model.net.layers[w.layer]!;
+  const blob = layer.weights[w.blob];
+  if (!blob?.values) return null;
+  const role = layer.expected?.[w.blob]?.role ?? `blob${w.blob}`;
+  const data = blob.values.toFloat32();
+  const shape = blob.shape ?? [data.length];
+  return { name: `${layer.name}_${role}.npy`.replace(/[^\w.-]+/g, '_'), bytes: writeNpy(shape.reduce((a, d) => a * d, 1) === data.length ? shape : [data.length], data) };
+}
+
 export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTensorDetails {
   const net = model.net;
   const base = { subgraph: 0, index: tensor, dtype: 'float32', typeName: 'FLOAT32', type: 0, shapeSignature: null, isVariable: false, buffer: -1, quantization: null };
@@ -176,7 +198,7 @@ export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTens
     typeString: shapeLabel(shape),
     constant: true,
     byteLength: values.byteLength,
-    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram },
+    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram, text: blobText(shape, values) },
     note: values.kind === 'float' ? null : `stored as ${values.kind} values`,
     stats,
     histogram,
@@ -258,6 +280,7 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
           return { node, extra };
         },
         tensorDetails: (_graphId: string, tensor: number): TensorDetails => caffeTensorDetails(model, tensor),
+        tensorNpy: (_graphId: string, tensor: number) => caffeTensorNpy(model, tensor),
       },
       inspect: caffeInspect(model),
       run: caffeRunService(model),

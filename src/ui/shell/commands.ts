@@ -5,7 +5,7 @@
  * greyed-out entries to wade through), the way VS Code's palette behaves.
  */
 import type { Doc, SidePanel, ThemeChoice } from '../store';
-import { useStudio } from '../store';
+import { docLabel, useStudio } from '../store';
 import type { GraphViewHandle } from '../graph/GraphView';
 import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirection } from '../actions';
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
@@ -64,9 +64,9 @@ export function buildCommands(ctx: CommandContext): Command[] {
   const optimizable = graph && can(graph.summary, 'optimize') ? graph : null;
 
   add({ id: 'file.open', group: 'File', title: 'Open files…', run: ctx.openPicker });
-  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${doc.title}`, run: () => closeDoc(doc.id) });
+  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${docLabel(doc)}`, run: () => closeDoc(doc.id) });
   for (const d of ctx.docs) {
-    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${d.title}`, run: () => activate(d.id) });
+    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${docLabel(d)}`, run: () => activate(d.id) });
   }
 
   if (graph) {
