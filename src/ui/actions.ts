@@ -6,7 +6,8 @@ import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { InputFile } from '../worker/api';
-import { unpackGraph } from '../core/graph/pack';
+import { copyPack, unpackGraphSliced } from '../core/graph/pack';
+import { useLayout } from './shell/layout';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
 import { mainView } from './capabilities';
@@ -154,12 +155,25 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
  */
 export async function prepareGraphView(workerDocId: string, graphId: string, direction: Direction, onProgress?: (phase: string, fraction: number) => void) {
   const { model, layout } = workers();
-  const { pack, layoutInput } = await model.api.packedGraphForView(workerDocId, graphId);
-  const graph = unpackGraph(pack);
+  const t0 = performance.now();
+  const { pack } = await model.api.packedGraphForView(workerDocId, graphId);
+  const t1 = performance.now();
+  const { attributes, weights, names } = useLayout.getState();
+  const display = { attributes, weights, names };
+  // the layout worker gets a copy (transferred) and starts at once; this thread unpacks its own in slices meanwhile
   onProgress?.('layout', 0);
-  const prepared = await layout.prepareView(pack, layoutInput, { direction, nodesep: 20, ranksep: 30 }, onProgress);
-  registerPreparedScene(prepared.layout, prepared.scene);
+  const preparing = layout.prepareView(copyPack(pack), { direction, nodesep: 20, ranksep: 30 }, display, onProgress);
+  const unpacked = unpackGraphSliced(pack, nextTask);
+  const [prepared, { graph, strings }] = await Promise.all([preparing, unpacked]);
+  performance.measure('npu:view:graph-request', { start: t0, end: t1 });
+  performance.measure('npu:view:prepare', { start: t1, end: performance.now() });
+  registerPreparedScene(prepared.layout, prepared.scene, strings);
   return { graph, layout: prepared.layout };
+}
+
+/** A zero-delay yield to the event loop (a macrotask, so input and rendering get their turn). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 export function cancelLayout() {

@@ -16,6 +16,7 @@ import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from 
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { GraphPack } from '../core/graph/pack';
 import type { SceneData } from '../core/graph/view/scene';
+import type { DisplayOptions } from '../core/graph/view/node-box';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/format';
@@ -25,7 +26,7 @@ import type { PartitionCheck } from '../core/partition/check';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
-export type { GraphPack, SceneData };
+export type { GraphPack, SceneData, DisplayOptions };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -163,8 +164,8 @@ export interface ModelWorkerApi {
   open(files: InputFile[]): Promise<OpenResult>;
   close(docId: string): Promise<void>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
-  /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
-  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
+  /** the same graph packed in typed arrays (transferred: cheap to receive on the UI thread); the layout worker sizes the boxes */
+  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack }>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
@@ -202,5 +203,6 @@ export interface PreparedView {
 
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
-  prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
+  /** node boxes for the display choice, layout and scene of a packed graph (the pack is transferred in) */
+  prepareView(pack: GraphPack, options: LayoutOptions, display: DisplayOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
 }

@@ -1,14 +1,13 @@
 /// <reference lib="webworker" />
 /**
- * The layout worker: stateless, so a cancel terminates it (see ui/workers.ts). Besides the
- * layered layout it prepares the renderer's scene (truncated labels measured on an
- * OffscreenCanvas, spatial grids, edge-label placement, keyboard navigation), so the UI thread
- * only draws.
+ * The layout worker: stateless, so a cancel terminates it (see ui/workers.ts). From a packed
+ * graph and the node display choice it sizes the node boxes (text measured on an OffscreenCanvas),
+ * lays the graph out and prepares the renderer's scene (fitted labels, edge curves, spatial
+ * grids, edge-label placement, keyboard navigation), so the UI thread only draws.
  */
 import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
-import { unpackGraph } from '../core/graph/pack';
-import { buildScene, sceneBuffers, sceneData, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
+import { prepareView, sceneBuffers, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
 import type { LayoutWorkerApi } from './api';
 import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
@@ -43,11 +42,10 @@ const api: LayoutWorkerApi = {
     const result = layout(input, options, throttled(onProgress));
     return Comlink.transfer(result, layoutBuffers(result));
   },
-  async prepareView(pack, input, options, onProgress) {
-    const progress = throttled(onProgress);
-    const result = layout(input, options, progress);
-    progress('scene', 0.95);
-    const scene = sceneData(buildScene(unpackGraph(pack), result, sceneMeasuresFrom(workerMeasurer())));
+  async prepareView(pack, options, display, onProgress) {
+    const t0 = performance.now();
+    const { layout: result, scene } = prepareView(pack, display, options, sceneMeasuresFrom(workerMeasurer()), throttled(onProgress));
+    performance.measure('npu:prepare-view', { start: t0, end: performance.now() });
     return Comlink.transfer({ layout: result, scene }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
   },
 };

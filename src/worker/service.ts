@@ -111,11 +111,13 @@ export function createModelService(): ModelWorkerApi {
       return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph, { nameLine: true, constantRows: false }) };
     },
     async packedGraphForView(docId, graphId) {
+      const t0 = performance.now();
       const graph = graphs(docId).graph(graphId);
+      const t1 = performance.now();
       const pack = packGraph(graph);
-      const layoutInput = layoutInputFor(graph, { nameLine: true, constantRows: false });
-      const buffers = [...packBuffers(pack), layoutInput.widths.buffer, layoutInput.heights.buffer, layoutInput.edgeFrom.buffer, layoutInput.edgeTo.buffer] as ArrayBuffer[];
-      return Comlink.transfer({ pack, layoutInput }, [...new Set(buffers)]);
+      performance.measure('npu:graph:build', { start: t0, end: t1 });
+      performance.measure('npu:graph:pack', { start: t1, end: performance.now() });
+      return Comlink.transfer({ pack }, packBuffers(pack));
     },
     async nodeDetails(docId, graphId, nodeIndex) {
       return graphs(docId).nodeDetails(graphId, nodeIndex);

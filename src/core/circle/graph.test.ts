@@ -25,9 +25,16 @@ describe('toGraph', () => {
       { name: 'filter', tensor: 1, label: 'filter', type: 'float32[1,1,1,1]', constant: true },
       { name: 'bias', tensor: 2, label: 'bias', type: 'int32[1]', constant: true },
     ]);
-    expect(conv.attributes).toContainEqual({ name: 'padding', value: 'VALID', type: 'enum' });
+    // values other than the schema default are shown in the node box (inNode), as Netron does
+    expect(conv.attributes).toContainEqual({ name: 'padding', value: 'VALID', type: 'enum', inNode: true });
     expect(conv.attributes).toContainEqual({ name: 'dilation_w_factor', value: '1', type: 'int' });
-    expect(ops[2]!.attributes).toContainEqual({ name: 'fused_activation_function', value: 'RELU', type: 'enum' });
+    expect(ops[2]!.attributes).toContainEqual({ name: 'fused_activation_function', value: 'RELU', type: 'enum', inNode: true });
+    // constant inputs, drawn inside the box: role, shape, dtype
+    expect(conv.constants).toEqual([
+      { name: 'filter', shape: [1, 1, 1, 1], dtype: 'float32' },
+      { name: 'bias', shape: [1], dtype: 'int32' },
+    ]);
+    expect(ops[1]!.constants).toBeUndefined();
     expect(ops[3]!.inputs[1]).toEqual({ name: 'gamma', tensor: -1, label: '', type: '' });
     expect(ops[3]!.outputs[0]!.type).toBe('float32[?,2,2,1]');
   });

@@ -3,10 +3,10 @@
  * Works on structure only: buffer bytes are never read (metadata previews read at most 256 bytes
  * of a metadata entry), so a 100 MB model summarises as fast as a 100 kB one.
  */
-import type { Graph, GraphAttribute, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
+import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
 import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
-import { builtinOperatorName, enumValueName, operatorType, tensorTypeString } from './names';
+import { builtinOperatorName, dtypeName, enumValueName, operatorType, tensorTypeString } from './names';
 import { CIRCLE_SCHEMA } from './schema-table';
 
 const CUSTOM = 32;
@@ -58,7 +58,17 @@ function formatValue(v: OptionValue): string {
   return String(v);
 }
 
-/** Every field of an options union value as a formatted attribute (enums by name). */
+/**
+ * Marks an attribute for the node box (Netron shows an attribute in the node when its value
+ * differs from the schema default: `padding = VALID`, `stride_w = 2`, `fused_activation_function =
+ * RELU`, a non-empty `new_shape`), leaving `inNode` off otherwise.
+ */
+function inNode(a: GraphAttribute, shown: boolean): GraphAttribute {
+  if (shown) a.inNode = true;
+  return a;
+}
+
+/** Every field of an options union value as a formatted attribute (enums by name); non-default ones are marked `inNode`. */
 export function optionAttributes(u: UnionValue): GraphAttribute[] {
   const def = CIRCLE_SCHEMA.tables[u.name];
   const out: GraphAttribute[] = [];
@@ -73,14 +83,15 @@ export function optionAttributes(u: UnionValue): GraphAttribute[] {
     if (f.name.endsWith('_subgraph_index') && typeof v === 'number') {
       out.push({ name: f.name, value: graphId(v), type: 'subgraph' });
     } else if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') {
-      out.push({ name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' });
+      out.push(inNode({ name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' }, v !== f.default));
     } else if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) {
-      out.push({ name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' });
+      out.push(inNode({ name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' }, v.length > 0));
     } else {
       const base = f.type.base;
       const type =
         f.type.kind === 'string' ? 'string' : f.type.kind === 'table' || f.type.kind === 'union' ? 'table' : base === 'bool' ? 'bool' : base === 'float' || base === 'double' ? 'float' : 'int';
-      out.push({ name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type });
+      const shown = f.vector || f.type.kind === 'string' ? (Array.isArray(v) || typeof v === 'string') && v.length > 0 : f.type.kind === 'scalar' ? v !== f.default : v !== null;
+      out.push(inNode({ name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type }, shown));
     }
   }
   return out;
@@ -103,14 +114,34 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
   const nt = tensors.length;
   const isGraphInput = new Uint8Array(nt);
   for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
-  const constant = (t: number) => !isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer]);
+  // per tensor, once: whether it is a constant, and its type text (`float32[1,16,16,8]`)
+  const isConstant = new Uint8Array(nt);
+  for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
+  const constant = (t: number) => isConstant[t] === 1;
+  const typeText: (string | undefined)[] = new Array<string | undefined>(nt);
+  const typeOf = (t: number): string => {
+    let s = typeText[t];
+    if (s === undefined) {
+      const tensor = tensors[t]!;
+      s = tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature);
+      typeText[t] = s;
+    }
+    return s;
+  };
 
   const port = (name: string, t: number): GraphPort => {
     const tensor = tensors[t];
     if (!tensor) return { name, tensor: -1, label: '', type: '' };
-    const p: GraphPort = { name, tensor: t, label: tensor.name, type: tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature) };
-    if (constant(t)) p.constant = true;
+    const p: GraphPort = { name, tensor: t, label: tensor.name, type: typeOf(t) };
+    if (isConstant[t]) p.constant = true;
     return p;
+  };
+  /** a constant input as the node box draws it: role, shape (-1 for a dynamic dimension), dtype */
+  const constantOf = (name: string, t: number): GraphConstant => {
+    const tensor = tensors[t]!;
+    const sig = tensor.shapeSignature;
+    const shape = sig && sig.length === tensor.shape.length ? tensor.shape.map((d, i) => (sig[i] === -1 ? -1 : d)) : tensor.shape.slice();
+    return { name, shape, dtype: dtypeName(tensor.type) };
   };
 
   const nodes: GraphNode[] = [];
@@ -152,6 +183,13 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
       outputs: op.outputs.map((t, k) => port(String(k), t)),
       attributes,
     };
+    let constants: GraphConstant[] | undefined;
+    for (let k = 0; k < op.inputs.length; k++) {
+      const t = op.inputs[k]!;
+      if (t < 0 || t >= nt || !isConstant[t]) continue;
+      (constants ??= []).push(constantOf(roles[k] ?? String(k), t));
+    }
+    if (constants) node.constants = constants;
     if (refs.length) node.subgraphs = refs;
     opNode[i] = nodes.length;
     for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = nodes.length;
@@ -166,8 +204,7 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
     return source[t]!;
   };
   const edge = (t: number, to: number) => {
-    const tensor = tensors[t]!;
-    edges.push({ from: sourceOf(t), to, tensor: t, name: tensor.name, label: tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature) });
+    edges.push({ from: sourceOf(t), to, tensor: t, name: tensors[t]!.name, label: typeOf(t) });
   };
   sg.operators.forEach((op, i) => {
     const seen = new Set<number>();
