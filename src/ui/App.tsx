@@ -16,8 +16,10 @@ import { bindLayoutToHash, toggleSidePanel, useLayout } from './shell/layout';
 import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { mainView } from './capabilities';
+import { bindNodeDisplay } from './graph/display';
 
 bindLayoutToHash();
+bindNodeDisplay();
 
 declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;

@@ -84,6 +84,12 @@ export class LayoutWorkerClient {
   private api: Comlink.Remote<LayoutWorkerApi> | null = null;
   private pendingReject: ((e: Error) => void) | null = null;
 
+  constructor() {
+    // started with the model worker (the first file opened), so it has loaded its code by the
+    // time the first graph is ready to lay out
+    this.ensure();
+  }
+
   private ensure() {
     if (!this.worker) {
       this.worker = new Worker(new URL('../worker/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' });
@@ -120,8 +126,13 @@ export class LayoutWorkerClient {
     });
   }
 
-  /** stops a running layout within milliseconds: the worker is terminated and replaced lazily */
+  /**
+   * Stops a running layout within milliseconds: the worker is terminated and replaced lazily. An
+   * idle worker is kept (its code is warm: a fresh one runs the first layout of a big graph
+   * several times slower while V8 compiles it).
+   */
   cancel() {
+    if (!this.pendingReject) return;
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.api = null;

@@ -20,8 +20,17 @@ function layoutBuffers(result: GraphLayout): ArrayBuffer[] {
 
 function throttled(onProgress?: (phase: string, fraction: number) => void): LayoutProgress {
   let last = 0;
+  // the work done up to each report, as a User Timing measure named by it (`npu:phase:rank` ...),
+  // for the browser bench's trace (phases report when they end)
+  let phaseAt = performance.now();
+  let phaseName = '';
   return (phase, fraction) => {
     const now = performance.now();
+    if (phase !== phaseName) {
+      performance.measure(`npu:phase:${phase}`, { start: phaseAt, end: now });
+      phaseAt = now;
+      phaseName = phase;
+    }
     if (onProgress && now - last > 100) {
       last = now;
       void onProgress(phase, fraction);

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { read } from './read';
 import { write } from './write';
 import { toGraph, summarize, metadataPreview, graphStats } from './graph';
-import { sampleModel, opcode, operator, options, tensor } from './testing';
+import { sampleModel, opcode, operator, options, tensor, f32 } from './testing';
 import type { CircleModel } from './model';
 import { operatorCategory } from './categories';
 import { builtinOperatorName, tensorTypeName, dtypeName } from './names';
@@ -90,6 +90,25 @@ describe('toGraph', () => {
     expect(node.category).toBe('Control');
     expect(node.subgraphs).toEqual(['sg:1', 'sg:2']);
     expect(node.attributes).toContainEqual({ name: 'then_subgraph_index', value: 'sg:1', type: 'subgraph' });
+  });
+
+  it('shows a scalar constant input by its value (axis = 1), a tensor one by its shape', () => {
+    const m = sampleModel();
+    m.operatorCodes.push(opcode(40)); // MEAN
+    const sg = m.subgraphs[0]!;
+    m.buffers.push({ data: new Uint8Array([1, 0, 0, 0]), offset: 0, size: 0 });
+    m.buffers.push({ data: f32([0.1]), offset: 0, size: 0 });
+    const axis = sg.tensors.push(tensor('axis', [], { buffer: m.buffers.length - 2, type: 2 })) - 1;
+    const scale = sg.tensors.push(tensor('scale', [], { buffer: m.buffers.length - 1 })) - 1;
+    const out = sg.tensors.push(tensor('mean', [1, 2, 1])) - 1;
+    sg.operators.push(operator(4, [0, axis, scale], [out]));
+    const node = toGraph(read(write(m), 'x'), 0).nodes.find((n) => n.id === 'op:4')!;
+    expect(node.type).toBe('MEAN');
+    // float32 printed at its precision (0.1, not 0.10000000149011612); an input past the known roles is named by its position
+    expect(node.constants).toEqual([
+      { name: 'axis', shape: [], dtype: 'int32', value: '1' },
+      { name: '2', shape: [], dtype: 'float32', value: '0.1' },
+    ]);
   });
 
   it('names custom ops by custom_code', () => {

@@ -8,6 +8,7 @@ import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
 import { builtinOperatorName, dtypeName, enumValueName, operatorType, tensorTypeString } from './names';
 import { CIRCLE_SCHEMA } from './schema-table';
+import { readFloat16LE } from '../fp16';
 
 const CUSTOM = 32;
 
@@ -43,6 +44,28 @@ const INPUT_ROLES: Record<string, string[]> = {
   PRELU: ['input', 'alpha'],
   RESHAPE: ['tensor', 'shape'],
   IF: ['cond'],
+  ARG_MAX: ['input', 'dimension'],
+  ARG_MIN: ['input', 'dimension'],
+  EXPAND_DIMS: ['input', 'axis'],
+  FILL: ['dims', 'value'],
+  GATHER: ['input', 'positions'],
+  MEAN: ['input', 'axis'],
+  SUM: ['input', 'axis'],
+  REDUCE_MAX: ['input', 'axis'],
+  REDUCE_MIN: ['input', 'axis'],
+  REDUCE_PROD: ['input', 'axis'],
+  REDUCE_ANY: ['input', 'axis'],
+  PAD: ['input', 'paddings'],
+  PADV2: ['input', 'paddings', 'constant_values'],
+  MIRROR_PAD: ['input', 'paddings'],
+  RESIZE_BILINEAR: ['input', 'size'],
+  RESIZE_NEAREST_NEIGHBOR: ['input', 'size'],
+  SLICE: ['input', 'begin', 'size'],
+  SPLIT: ['axis', 'input'],
+  SPLIT_V: ['input', 'size_splits', 'axis'],
+  STRIDED_SLICE: ['input', 'begin', 'end', 'strides'],
+  TILE: ['input', 'multipliers'],
+  TRANSPOSE: ['input', 'perm'],
   BCQ_FULLY_CONNECTED: ['input', 'weights_scales', 'weights_binary', 'bias', 'weights_clusters'],
   BCQ_GATHER: ['input_scales', 'input_binary', 'indices', 'input_clusters'],
 };
@@ -106,6 +129,32 @@ function subgraphRefs(u: UnionValue | null): string[] {
   return refs;
 }
 
+/**
+ * The value of a scalar constant held inline (`axis = 0`, as Netron shows it in the node): one
+ * element read on the spot. values.ts decodes whole tensors for the panel; this reads one number
+ * for the node box without going through it (values.ts imports this module).
+ */
+function scalarValue(type: number, b: CircleBuffer | undefined): string | null {
+  const d = b?.data;
+  if (!d || d.length === 0) return null;
+  const dv = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  const need = (n: number) => d.length >= n;
+  let v: number | bigint | boolean;
+  switch (type) {
+    case 0: if (!need(4)) return null; v = dv.getFloat32(0, true); break; // FLOAT32
+    case 1: if (!need(2)) return null; v = readFloat16LE(dv, 0); break; // FLOAT16
+    case 2: if (!need(4)) return null; v = dv.getInt32(0, true); break; // INT32
+    case 3: v = dv.getUint8(0); break; // UINT8
+    case 4: if (!need(8)) return null; v = dv.getBigInt64(0, true); break; // INT64
+    case 6: v = dv.getUint8(0) !== 0; break; // BOOL
+    case 7: if (!need(2)) return null; v = dv.getInt16(0, true); break; // INT16
+    case 9: v = dv.getInt8(0); break; // INT8
+    case 10: if (!need(8)) return null; v = dv.getFloat64(0, true); break; // FLOAT64
+    default: return null;
+  }
+  return typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(7))) : String(v);
+}
+
 /** The graph of one subgraph: op nodes, input/output markers, one edge per (tensor, consumer). */
 export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
   const sg: CircleSubGraph | undefined = model.subgraphs[subgraphIndex];
@@ -141,7 +190,12 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
     const tensor = tensors[t]!;
     const sig = tensor.shapeSignature;
     const shape = sig && sig.length === tensor.shape.length ? tensor.shape.map((d, i) => (sig[i] === -1 ? -1 : d)) : tensor.shape.slice();
-    return { name, shape, dtype: dtypeName(tensor.type) };
+    const c: GraphConstant = { name, shape, dtype: dtypeName(tensor.type) };
+    if (shape.length === 0) {
+      const v = scalarValue(tensor.type, model.buffers[tensor.buffer]);
+      if (v !== null) c.value = v;
+    }
+    return c;
   };
 
   const nodes: GraphNode[] = [];

@@ -51,6 +51,8 @@ export interface GraphConstant {
   shape: number[];
   /** `float32`, `int8` ... (shown on hover) */
   dtype: string;
+  /** a short value shown instead of the shape, for scalars (`axis = 0`) */
+  value?: string;
 }
 
 /** One port of a node: a tensor going in or out. */

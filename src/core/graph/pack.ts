@@ -52,25 +52,38 @@ export interface GraphPack {
   constName: Uint32Array;
   constShape: Uint32Array;
   constDtype: Uint32Array;
+  /** a scalar's value text ('' for none) */
+  constValue: Uint32Array;
   /** in-node attributes of node i: attrStart[i] .. attrStart[i + 1] */
   attrStart: Uint32Array;
   attrName: Uint32Array;
   attrValue: Uint32Array;
 }
 
-/** Builds a StringTable, each distinct string stored once. */
+/** Builds a StringTable: `add` stores each distinct string once, `append` stores without looking. */
 export class StringTableBuilder {
   private readonly ids = new Map<string, number>();
   private codes = new Uint16Array(1 << 16);
-  private offsets: number[] = [0];
+  private offsets = new Uint32Array(1024);
+  /** entries of `offsets` in use (one more than the strings) */
+  private count = 1;
   private used = 0;
 
   /** index of `s` in the table (added on first sight) */
   add(s: string): number {
-    let id = this.ids.get(s);
+    const id = this.ids.get(s);
     if (id !== undefined) return id;
-    id = this.offsets.length - 1;
-    this.ids.set(s, id);
+    const added = this.append(s);
+    this.ids.set(s, added);
+    return added;
+  }
+
+  /**
+   * Adds `s` without looking it up: for strings that are (nearly) unique, such as node ids and
+   * names, where a hash lookup per string would cost more than the occasional duplicate stored.
+   */
+  append(s: string): number {
+    const id = this.count - 1;
     const need = this.used + s.length;
     if (need > this.codes.length) {
       const grown = new Uint16Array(Math.max(need, this.codes.length * 2));
@@ -81,16 +94,21 @@ export class StringTableBuilder {
     let at = this.used;
     for (let i = 0; i < s.length; i++) c[at++] = s.charCodeAt(i);
     this.used = at;
-    this.offsets.push(at);
+    if (this.count === this.offsets.length) {
+      const grown = new Uint32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.offsets[this.count++] = at;
     return id;
   }
 
   get size(): number {
-    return this.offsets.length - 1;
+    return this.count - 1;
   }
 
   finish(): StringTable {
-    return { codes: this.codes.slice(0, this.used), offsets: Uint32Array.from(this.offsets) };
+    return { codes: this.codes.slice(0, this.used), offsets: this.offsets.slice(0, this.count) };
   }
 }
 
@@ -134,16 +152,17 @@ export function packGraph(graph: Graph): GraphPack {
   const constName = new Uint32Array(nc);
   const constShape = new Uint32Array(nc);
   const constDtype = new Uint32Array(nc);
+  const constValue = new Uint32Array(nc);
   const attrName = new Uint32Array(na);
   const attrValue = new Uint32Array(na);
   let c = 0;
   let a = 0;
   for (let i = 0; i < n; i++) {
     const node = graph.nodes[i]!;
-    nodeId[i] = st.add(node.id);
+    nodeId[i] = st.append(node.id);
     kind[i] = Math.max(0, KINDS.indexOf(node.kind));
     type[i] = st.add(node.type);
-    nodeName[i] = st.add(node.name);
+    nodeName[i] = st.append(node.name);
     category[i] = CATEGORY_INDEX.get(node.category) ?? CATEGORY_INDEX.get('Other')!;
     index[i] = node.index;
     group[i] = node.group === undefined ? -1 : st.add(node.group);
@@ -155,6 +174,7 @@ export function packGraph(graph: Graph): GraphPack {
         constName[c] = st.add(x.name);
         constShape[c] = st.add(shapeText(x.shape));
         constDtype[c] = st.add(x.dtype);
+        constValue[c] = st.add(x.value ?? '');
         c++;
       }
     }
@@ -179,7 +199,9 @@ export function packGraph(graph: Graph): GraphPack {
     edgeFrom[e] = edge.from;
     edgeTo[e] = edge.to;
     edgeTensor[e] = edge.tensor;
-    edgeName[e] = st.add(edge.name);
+    // an edge is mostly named as its source node (a tensor named as the op that makes it): share that string
+    const src = graph.nodes[edge.from];
+    edgeName[e] = src && src.name === edge.name ? nodeName[edge.from]! : st.add(edge.name);
     edgeLabel[e] = st.add(edge.label);
   }
   return {
@@ -189,7 +211,7 @@ export function packGraph(graph: Graph): GraphPack {
     strings: st.finish(),
     nodeId, kind, type, nodeName, category, index, group, subgraphs,
     edgeFrom, edgeTo, edgeTensor, edgeName, edgeLabel,
-    constStart, constName, constShape, constDtype,
+    constStart, constName, constShape, constDtype, constValue,
     attrStart, attrName, attrValue,
   };
 }
@@ -213,8 +235,15 @@ function decodeAll(t: StringTable): string {
 /** A function that lets other work run (e.g. a zero-delay timeout); unpacking calls it between slices. */
 export type Yield = () => Promise<void>;
 
-/** Items per slice of `unpackGraphSliced`: about 10 ms of work on a slow machine. */
-const SLICE = 25_000;
+/** Items per slice of `unpackGraphSliced`: a few milliseconds of work each on a slow machine. */
+const SLICE = 10_000;
+
+/**
+ * The slim graph's nodes share these (frozen: no caller may fill a slim node's ports or
+ * attributes); 300,000 empty arrays fewer to allocate and collect at 100,000 operators.
+ */
+const NO_PORTS: GraphNode['inputs'] = Object.freeze([]) as unknown as GraphNode['inputs'];
+const NO_ATTRIBUTES: GraphNode['attributes'] = Object.freeze([]) as unknown as GraphNode['attributes'];
 
 /** The slim Graph back (ports, attributes and constants left out; see `packedNodeRows`). */
 export function unpackGraph(p: GraphPack, strings: readonly string[] = decodeStrings(p.strings)): Graph {
@@ -268,9 +297,9 @@ function fillNodes(p: GraphPack, s: readonly string[], nodes: GraphNode[], from:
       name: s[p.nodeName[i]!]!,
       category: CATEGORIES[p.category[i]!] ?? 'Other',
       index: p.index[i]!,
-      inputs: [],
-      outputs: [],
-      attributes: [],
+      inputs: NO_PORTS,
+      outputs: NO_PORTS,
+      attributes: NO_ATTRIBUTES,
     };
     if (p.group[i]! >= 0) node.group = s[p.group[i]!]!;
     nodes[i] = node;
@@ -288,7 +317,10 @@ function fillEdges(p: GraphPack, s: readonly string[], edges: GraphEdge[], from:
 export function packedNodeRows(p: GraphPack, strings: readonly string[], i: number): { constants: GraphConstant[]; attributes: GraphAttribute[] } {
   const constants: GraphConstant[] = [];
   for (let c = p.constStart[i]!; c < p.constStart[i + 1]!; c++) {
-    constants.push({ name: strings[p.constName[c]!]!, shape: parseShapeText(strings[p.constShape[c]!]!), dtype: strings[p.constDtype[c]!]! });
+    const x: GraphConstant = { name: strings[p.constName[c]!]!, shape: parseShapeText(strings[p.constShape[c]!]!), dtype: strings[p.constDtype[c]!]! };
+    const value = strings[p.constValue[c]!]!;
+    if (value) x.value = value;
+    constants.push(x);
   }
   const attributes: GraphAttribute[] = [];
   for (let a = p.attrStart[i]!; a < p.attrStart[i + 1]!; a++) {
@@ -302,7 +334,7 @@ export function packBuffers(p: GraphPack): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [
     p.strings.codes, p.strings.offsets, p.nodeId, p.kind, p.type, p.nodeName, p.category, p.index, p.group,
     p.edgeFrom, p.edgeTo, p.edgeTensor, p.edgeName, p.edgeLabel,
-    p.constStart, p.constName, p.constShape, p.constDtype, p.attrStart, p.attrName, p.attrValue,
+    p.constStart, p.constName, p.constShape, p.constDtype, p.constValue, p.attrStart, p.attrName, p.attrValue,
   ];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
@@ -316,7 +348,7 @@ export function copyPack(p: GraphPack): GraphPack {
     category: p.category.slice(), index: p.index.slice(), group: p.group.slice(),
     subgraphs: p.subgraphs.map(([i, ids]) => [i, [...ids]]),
     edgeFrom: p.edgeFrom.slice(), edgeTo: p.edgeTo.slice(), edgeTensor: p.edgeTensor.slice(), edgeName: p.edgeName.slice(), edgeLabel: p.edgeLabel.slice(),
-    constStart: p.constStart.slice(), constName: p.constName.slice(), constShape: p.constShape.slice(), constDtype: p.constDtype.slice(),
+    constStart: p.constStart.slice(), constName: p.constName.slice(), constShape: p.constShape.slice(), constDtype: p.constDtype.slice(), constValue: p.constValue.slice(),
     attrStart: p.attrStart.slice(), attrName: p.attrName.slice(), attrValue: p.attrValue.slice(),
   };
 }

@@ -545,9 +545,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       if (t.k < LOD.subtitle) return '';
       const row = hitTestRow(sc.boxes, sc.layout, i, wx, wy);
       if (row < 0) return '';
-      const b = sc.boxes;
-      const tip = b.texts[b.rowTip[row]!] ?? '';
-      return b.rowBold[row]! >= 0 ? `${b.texts[b.rowBold[row]!]}: ${tip}` : tip;
+      return sc.boxes.texts[sc.boxes.rowTip[row]!] ?? '';
     }
     if (t.k < LOD.text) return '';
     const e = hitTestEdge(sc, wx, wy, 4 / t.k, edgeHitScratch);

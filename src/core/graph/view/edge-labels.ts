@@ -44,10 +44,6 @@ export function placeEdgeLabels(input: EdgeLabelInput): EdgeLabelPlacement {
   const nodeScratch = new Uint32Array(Math.max(1, nodeGrid.itemCount));
   const segScratch = new Uint32Array(Math.max(1, segmentGrid.itemCount));
   const pts = flat.points;
-  // placed labels in a hash grid of CELL-sized cells
-  const CELL = 64;
-  const placed = new Map<number, number[]>();
-  const key = (cx: number, cy: number) => cx * 1_000_003 + cy;
   const hitsNode = (x0: number, y0: number, x1: number, y1: number): boolean => {
     const n = queryGrid(nodeGrid, x0, y0, x1, y1, nodeScratch);
     for (let k = 0; k < n; k++) {
@@ -57,18 +53,53 @@ export function placeEdgeLabels(input: EdgeLabelInput): EdgeLabelPlacement {
     }
     return false;
   };
+  // placed labels in a uniform grid over the drawing: per cell a linked list in typed arrays
+  // (no object per label or per cell; grown by doubling)
+  let gx0 = Infinity, gy0 = Infinity, gx1 = -Infinity, gy1 = -Infinity;
+  for (let k = 0; k < pts.length; k += 2) {
+    if (pts[k]! < gx0) gx0 = pts[k]!;
+    if (pts[k]! > gx1) gx1 = pts[k]!;
+    if (pts[k + 1]! < gy0) gy0 = pts[k + 1]!;
+    if (pts[k + 1]! > gy1) gy1 = pts[k + 1]!;
+  }
+  if (!(gx1 >= gx0)) gx0 = gy0 = gx1 = gy1 = 0;
+  let cell = 64;
+  while (((gx1 - gx0) / cell + 3) * ((gy1 - gy0) / cell + 3) > 4_000_000) cell *= 2;
+  const cols = Math.floor((gx1 - gx0) / cell) + 3, rows = Math.floor((gy1 - gy0) / cell) + 3;
+  // labels may reach a little past the edges' bounds: one spare cell each side, clamped beyond
+  const cx = (v: number) => Math.max(0, Math.min(cols - 1, Math.floor((v - gx0) / cell) + 1));
+  const cy = (v: number) => Math.max(0, Math.min(rows - 1, Math.floor((v - gy0) / cell) + 1));
+  const head = new Int32Array(cols * rows).fill(-1);
+  let next = new Int32Array(1024);
+  let label = new Int32Array(1024);
+  let used = 0;
   const hitsLabel = (x0: number, y0: number, x1: number, y1: number): boolean => {
-    for (let cy = Math.floor(y0 / CELL); cy <= Math.floor(y1 / CELL); cy++) {
-      for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
-        const list = placed.get(key(cx, cy));
-        if (!list) continue;
-        for (const j of list) {
+    for (let r = cy(y0); r <= cy(y1); r++) {
+      for (let c = cx(x0); c <= cx(x1); c++) {
+        for (let k = head[r * cols + c]!; k >= 0; k = next[k]!) {
+          const j = label[k]!;
           const jx0 = x[j]! - 1, jx1 = x[j]! + width[j]! + 1, jy0 = y[j]! - textHeight / 2 - 1, jy1 = y[j]! + textHeight / 2 + 1;
           if (jx1 > x0 && jx0 < x1 && jy1 > y0 && jy0 < y1) return true;
         }
       }
     }
     return false;
+  };
+  const remember = (e: number, x0: number, y0: number, x1: number, y1: number) => {
+    for (let r = cy(y0); r <= cy(y1); r++) {
+      for (let c = cx(x0); c <= cx(x1); c++) {
+        if (used === next.length) {
+          const n2 = new Int32Array(2 * used), l2 = new Int32Array(2 * used);
+          n2.set(next);
+          l2.set(label);
+          next = n2;
+          label = l2;
+        }
+        label[used] = e;
+        next[used] = head[r * cols + c]!;
+        head[r * cols + c] = used++;
+      }
+    }
   };
   const hitsEdge = (x0: number, y0: number, x1: number, y1: number): boolean => {
     const n = queryGrid(segmentGrid, x0, y0, x1, y1, segScratch);
@@ -118,14 +149,7 @@ export function placeEdgeLabels(input: EdgeLabelInput): EdgeLabelPlacement {
         if (!free(x0, y0, x1, y1)) continue;
         x[e] = lx;
         y[e] = my;
-        for (let cy = Math.floor(y0 / CELL); cy <= Math.floor(y1 / CELL); cy++) {
-          for (let cx = Math.floor(x0 / CELL); cx <= Math.floor(x1 / CELL); cx++) {
-            const kk = key(cx, cy);
-            const list = placed.get(kk);
-            if (list) list.push(e);
-            else placed.set(kk, [e]);
-          }
-        }
+        remember(e, x0, y0, x1, y1);
         done = true;
       }
     }

@@ -96,7 +96,7 @@ export interface NodeBoxes {
   rowFit: Uint32Array;
   /** width of the bold part */
   rowBoldW: Float32Array;
-  /** what hovering the row shows (constants: the dtype and shape; attributes: the whole value) */
+  /** what hovering the row shows (constants: `filter: float32[8,1,1,8]`; attributes: the whole value) */
   rowTip: Uint32Array;
   texts: string[];
 }
@@ -205,10 +205,17 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
     if (display.weights) {
       for (let c = p.constStart[i]!; c < p.constStart[i + 1]! && taken < shown; c++, taken++) {
         const shape = strings[p.constShape[c]!]!;
-        rowKind[r] = RowKind.Constant;
-        rowBold[r] = texts.add(strings[p.constName[c]!]!);
-        rowText[r] = texts.add(shape ? ` \u27e8${shape}\u27e9` : '');
-        rowTip[r] = texts.add(typeText(strings[p.constDtype[c]!]!, shape));
+        const value = strings[p.constValue[c]!]!;
+        rowTip[r] = texts.add(`${strings[p.constName[c]!]!}: ${typeText(strings[p.constDtype[c]!]!, shape)}${value ? ` = ${value}` : ''}`);
+        if (value) {
+          // a scalar: `axis = 0`, name not bold (Netron's separator rule)
+          rowKind[r] = RowKind.Attribute;
+          rowText[r] = texts.add(`${strings[p.constName[c]!]!} = ${value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value}`);
+        } else {
+          rowKind[r] = RowKind.Constant;
+          rowBold[r] = texts.add(strings[p.constName[c]!]!);
+          rowText[r] = texts.add(shape ? ` \u27e8${shape}\u27e9` : '');
+        }
         r++;
       }
     }

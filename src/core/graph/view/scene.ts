@@ -142,12 +142,18 @@ export function prepareView(
   options: LayoutOptions,
   measures: SceneMeasures,
   onProgress?: LayoutProgress,
-  strings: readonly string[] = decodeStrings(p.strings),
+  given?: readonly string[],
 ): PreparedScene {
+  // progress reports name the phase that just ended (as the layout's do)
+  const strings = given ?? decodeStrings(p.strings);
+  onProgress?.('strings', 0);
   const boxes = nodeBoxes(p, strings, display, measures);
+  onProgress?.('boxes', 0);
   const layout = layoutGraph({ widths: boxes.widths, heights: boxes.heights, edgeFrom: p.edgeFrom, edgeTo: p.edgeTo }, options, onProgress);
   onProgress?.('scene', 0.95);
-  return { layout, scene: buildSceneData(p, strings, layout, boxes, display, measures) };
+  const scene = buildSceneData(p, strings, layout, boxes, display, measures);
+  onProgress?.('ready', 1);
+  return { layout, scene };
 }
 
 /**
