@@ -19,8 +19,8 @@ import { decodeTasks } from '../src/core/loadable/tasks';
 import { inspectJson } from '../src/core/loadable/inspect';
 import { openLoadable } from '../src/core/loadable/document';
 import { diffLoadables } from '../src/core/loadable/diff';
-import type { Loadable } from '../src/core/loadable/model';
 import { goldenBytes } from '../test/support/nvdla-fixtures';
+import { scaledLoadable } from '../test/support/nvdla-big';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,31 +29,7 @@ function median(xs: number[]) {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** The golden with every weight blob repeated until the file is about `targetBytes`. */
-function scaled(base: Loadable, targetBytes: number): Loadable {
-  const weights = base.blobs.filter((b) => b.name.startsWith('tb-'));
-  const weightBytes = weights.reduce((n, b) => n + b.data.length, 0);
-  const k = Math.max(1, Math.round((targetBytes - (base.size - weightBytes)) / weightBytes));
-  const blobs = base.blobs.map((b) => {
-    if (!b.name.startsWith('tb-')) return b;
-    const data = new Uint8Array(b.data.length * k);
-    for (let i = 0; i < k; i++) data.set(b.data, i * b.data.length);
-    return { ...b, size: data.length, data };
-  });
-  const size = new Map(blobs.map((b) => [b.name, b.data.length]));
-  const memory_list = base.memory_list.map((m) => {
-    if (!m.contents.some((c) => c.startsWith('tb-'))) return m;
-    let at = 0;
-    const offsets = m.contents.map((c) => {
-      const o = at;
-      at += Math.ceil(size.get(c)! / 4096) * 4096;
-      return o;
-    });
-    return { ...m, offsets, size: at };
-  });
-  const address_list = base.address_list.map((a) => ({ ...a, size: a.offset === 0 && memory_list[a.mem_id] !== base.memory_list[a.mem_id] ? memory_list[a.mem_id]!.size : a.size }));
-  return { ...base, blobs, memory_list, address_list };
-}
+const scaled = scaledLoadable;
 
 const tmp = mkdtempSync(join(tmpdir(), 'bench-loadable-'));
 try {

@@ -15,6 +15,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   partition: async () => (await import('./partition')).partitionCommand,
   optimize: async () => (await import('./optimize')).optimizeCommand,
   'diff-loadable': async () => (await import('./diff-loadable')).diffLoadableCommand,
+  compile: async () => (await import('./compile')).compileCommand,
 };
 
 function usage(): string {
@@ -28,6 +29,7 @@ function usage(): string {
     '  optimize IN.circle OUT.circle --passes a,b,...   origin-preserving circle optimizer',
     '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
     '  diff-loadable A.nvdla B.nvdla [--json]   compare two NVDLA loadables (exit 0 equivalent, 1 different)',
+    '  compile --prototxt P --caffemodel M [nvdla_compiler options] [-o DIR | --out FILE] [--stages DIR]   Caffe -> NVDLA loadable',
     '',
     "`npu-studio COMMAND --help` prints the command's options. Exit codes: 0 success, 1 bad input, 2 usage.",
     '',

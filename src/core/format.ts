@@ -23,6 +23,9 @@ import type { SystraceAnalysis } from './systrace/model';
 import type { PreparedModel } from './partition/prepare';
 import type { Origins } from './origin/origins';
 import type { PassLog } from './optimize/optimize';
+import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
+import type { MemoryArea } from './loadable/memory-map';
+import type { LoadableDiff } from './loadable/diff';
 
 export interface SourceFile {
   name: string;
@@ -105,6 +108,25 @@ export interface InspectService {
   dump?(): string;
 }
 
+/**
+ * `loadable`: an NVDLA loadable's tables, descriptors and blobs (plain data, each built when a
+ * view asks for it; blob bytes leave only as a window), and its semantic comparison with another.
+ */
+export interface LoadableService {
+  /** tasks with their op slots, every list with its cross references, the damage */
+  overview(): LoadableOverview;
+  /** an op slot (or EMU op) by its op-slot graph node index, descriptors field by field; null past the ops */
+  slot(node: number): SlotView | null;
+  /** each memory entry with the regions blobs and surfaces occupy and who reads and writes them */
+  memoryMap(): MemoryArea[];
+  /** what lies where in blob `index`, and its values (LUT curves, weight histogram); null past the list */
+  blob(index: number): BlobDetail | null;
+  /** a copy of bytes `offset .. offset + length` of blob `index` (at most 1 MiB) */
+  blobBytes(index: number, offset: number, length: number): Uint8Array;
+  /** notes/nvdla.md section 13 against another loadable document's service (this one is A) */
+  compare(other: LoadableService): LoadableDiff;
+}
+
 /** Capability name -> its service. The keys are the capabilities. */
 export interface DocumentServices {
   graph: GraphService;
@@ -113,12 +135,13 @@ export interface DocumentServices {
   optimize: OptimizeService;
   profile: ProfileService;
   inspect: InspectService;
+  loadable: LoadableService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'loadable'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document

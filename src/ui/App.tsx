@@ -15,7 +15,8 @@ import { useOrigins } from './origins/state';
 import { bindLayoutToHash, toggleSidePanel, useLayout } from './shell/layout';
 import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
-import { mainView } from './capabilities';
+import { can, mainView } from './capabilities';
+import { LoadablePane } from './loadable/LoadablePane';
 import { bindNodeDisplay } from './graph/display';
 
 bindLayoutToHash();
@@ -36,6 +37,8 @@ export function App() {
   const panelWidth = useLayout((s) => s.panel);
   const panelAt = useLayout((s) => s.side);
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && view === 'graph';
+  // an NVDLA loadable opens in its own views (tasks, graph, memory map, blobs, compare)
+  const loadable = useStudio((s) => can(activeDoc(s)?.summary, 'loadable'));
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -117,7 +120,7 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            {comparing ? <ComparePane theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
+            {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
             <SidePanel />
           </>
         ) : (
@@ -154,7 +157,7 @@ function Welcome() {
   return (
     <section className="welcome" aria-label="Welcome">
       <h1>NPU Studio</h1>
-      <p>Drop a <code>.circle</code> model anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
+      <p>Drop a <code>.circle</code> model, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
       <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
       {opening && <p aria-live="polite">Opening…</p>}
     </section>

@@ -10,7 +10,8 @@ import { copyPack, unpackGraphSliced } from '../core/graph/pack';
 import { useLayout } from './shell/layout';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
-import { mainView } from './capabilities';
+import { can, mainView } from './capabilities';
+import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
 
 let modelClient: ModelWorkerClient | null = null;
@@ -81,7 +82,11 @@ async function openFileSet(files: InputFile[]) {
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
     const view = mainView(res.summary);
-    if (view === 'profile') {
+    if (can(res.summary, 'loadable')) {
+      // the Damage view lists every unreadable place: one alert counts them and points there
+      const summary = loadableDamageAlert(doc.title, res.diagnostics);
+      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See damage', docId: id } });
+    } else if (view === 'profile') {
       // the Profile view lists every diagnostic with its line: one alert summarises them (none for notes alone)
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
       if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });

@@ -4,7 +4,7 @@
  * the UI import this file and nothing else under src/worker.
  *
  * A document's `summary.capabilities` says which methods below apply to it (graph, partition,
- * origins, optimize, profile); a call for a capability the document lacks fails with an
+ * origins, optimize, profile, loadable); a call for a capability the document lacks fails with an
  * `unsupported` error. A method that fails rejects with a `WorkerFailure` (plain data, see
  * below), which `ui/workers.ts` turns back into a `StudioError` carrying the `ErrorInfo`.
  */
@@ -23,8 +23,12 @@ import type { NodeDetails } from '../core/format';
 import type { SystraceAnalysis } from '../core/systrace/model';
 import type { PartDiagnostic } from '../core/partition/ini';
 import type { PartitionCheck } from '../core/partition/check';
+import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
+import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
+import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
+export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
 export type { GraphPack, SceneData, DisplayOptions };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
@@ -193,6 +197,18 @@ export interface ModelWorkerApi {
   partitionFiles(docId: string, text: string, partFileName: string): Promise<PartitionFilesResult>;
   /** runs the source and the chained parts on the same random inputs (interpreter) */
   checkPartition(docId: string, text: string): Promise<PartitionCheck & { ms: number }>;
+  /** capability `loadable`: tasks and op slots, every list with its cross references, the damage */
+  loadableOverview(docId: string): Promise<LoadableOverview>;
+  /** capability `loadable`: an op slot by its op-slot graph node index, descriptors field by field (null past the ops) */
+  loadableSlot(docId: string, node: number): Promise<SlotView | null>;
+  /** capability `loadable`: each memory entry with the regions blobs and surfaces occupy, and their readers and writers */
+  loadableMemoryMap(docId: string): Promise<MemoryArea[]>;
+  /** capability `loadable`: what lies where in a blob, and its values (LUT curves, weight histogram) */
+  loadableBlob(docId: string, blob: number): Promise<BlobDetail | null>;
+  /** capability `loadable`: a window of a blob's bytes (at most 1 MiB, transferred) */
+  loadableBlobBytes(docId: string, blob: number, offset: number, length: number): Promise<Uint8Array>;
+  /** capability `loadable`: notes/nvdla.md section 13 comparison of two open loadables (A, B) */
+  loadableCompare(docIdA: string, docIdB: string): Promise<LoadableDiff>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */

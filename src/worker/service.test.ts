@@ -39,7 +39,7 @@ describe('capabilities and counts', () => {
   it('a circle model: graph, partition, origins, optimize; counts of its main graph', async () => {
     const r = await service.open([{ name: 'm.circle', blob: blob(circleBytes('Part_Add_Sub_000')) }]);
     if (!r.ok) throw new Error(r.error.message);
-    expect(r.summary.capabilities).toEqual(['graph', 'partition', 'origins', 'optimize']);
+    expect(r.summary.capabilities).toEqual(['graph', 'partition', 'origins', 'optimize', 'inspect']);
     expect(r.summary.counts).toEqual({ kind: 'graph', graphs: 1, nodes: 3, edges: r.summary.graphs[0]!.stats.edges });
     await service.close(r.docId);
   });
@@ -121,5 +121,36 @@ describe('optimize through the document', () => {
     expect(o.graphId).toBe('sg:0');
     expect(o.summary.capabilities).toEqual(r.summary.capabilities);
     expect(o.summary.counts.kind === 'graph' && o.summary.counts.nodes).toBeLessThan(r.summary.counts.kind === 'graph' ? r.summary.counts.nodes : 0);
+  });
+});
+
+describe('an NVDLA loadable through the worker API', () => {
+  const golden = (name: string) => readFileSync(`test/fixtures/nvdla/golden/${name}.nvdla`);
+
+  it('capabilities, the overview, a slot, a blob window, the memory map, a comparison', async () => {
+    const a = await service.open([{ name: 'a.nvdla', blob: blob(golden('lenet-b1-nv_full-int8-fast-math')) }]);
+    const b = await service.open([{ name: 'b.nvdla', blob: blob(golden('lenet-b1-nv_full-fp16-fast-math')) }]);
+    if (!a.ok || !b.ok) throw new Error('a golden did not open');
+    expect(a.summary.capabilities).toEqual(['graph', 'inspect', 'loadable']);
+    const o = await service.loadableOverview(a.docId);
+    expect(o.tasks.map((t) => `${t.interfaceName} ${t.ops.length}`)).toEqual(['DLA1 10', 'EMU1 1']);
+    // plain data: it survives a structured clone unchanged
+    expect(structuredClone(o)).toEqual(o);
+    const slot = await service.loadableSlot(a.docId, 0);
+    expect(slot?.descriptors.map((d) => d.struct)).toEqual(['dla_common_op_desc', 'dla_conv_op_desc', 'dla_conv_surface_desc']);
+    expect(structuredClone(slot)).toEqual(slot);
+    const tb5 = o.blobs.find((x) => x.name === 'tb-5')!;
+    const window = await service.loadableBlobBytes(a.docId, tb5.index, 16, 32);
+    expect(window.length).toBe(32);
+    const areas = await service.loadableMemoryMap(a.docId);
+    expect(areas[1]!.regions.some((r) => r.blobs.includes('tb-5'))).toBe(true);
+    const diff = await service.loadableCompare(a.docId, b.docId);
+    expect(diff.equivalent).toBe(false);
+    expect(diff.sections.find((s) => s.section === 'tensor_desc_list')?.equal).toBe(false);
+    // a circle model has no loadable tables: a typed failure naming the file
+    const f = await failureOf(service.loadableOverview(circle));
+    expect(f.workerError).toMatchObject({ kind: 'unsupported', file: 'Part_Add_Sub_000.circle' });
+    await service.close(a.docId);
+    await service.close(b.docId);
   });
 });

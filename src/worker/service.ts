@@ -139,6 +139,25 @@ export function createModelService(): ModelWorkerApi {
     async profile(docId) {
       return serviceOf(docOf(docId), 'profile').analysis();
     },
+    async loadableOverview(docId) {
+      return serviceOf(docOf(docId), 'loadable').overview();
+    },
+    async loadableSlot(docId, node) {
+      return serviceOf(docOf(docId), 'loadable').slot(node);
+    },
+    async loadableMemoryMap(docId) {
+      return serviceOf(docOf(docId), 'loadable').memoryMap();
+    },
+    async loadableBlob(docId, blob) {
+      return serviceOf(docOf(docId), 'loadable').blob(blob);
+    },
+    async loadableBlobBytes(docId, blob, offset, length) {
+      const bytes = serviceOf(docOf(docId), 'loadable').blobBytes(blob, offset, length);
+      return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
+    },
+    async loadableCompare(docIdA, docIdB) {
+      return serviceOf(docOf(docIdA), 'loadable').compare(serviceOf(docOf(docIdB), 'loadable'));
+    },
     async ping() {
       return 'pong' as const;
     },

@@ -1,9 +1,9 @@
 /**
  * An NVDLA loadable as an `OpenedDocument` (the face of core/document.ts): the op-slot graph
- * is the document's one graph; node details are the slot's decoded descriptors. Kept thin on
- * purpose (the registry's face is being redesigned): everything is computed by the functions
- * of this folder, and `loadable()` hands the decoded file to the views that come next (tables,
- * memory map, hex view, LUT curves, compare). Not registered in core/document.ts yet.
+ * is the document's one graph (node details are the slot's decoded descriptors), `inspect`
+ * gives the command line's JSON and dump, and the `loadable` service (`service.ts`) gives the
+ * views their tables, descriptors, memory map, blob windows and the comparison of two files.
+ * Everything is computed by the functions of this folder.
  *
  * Opening reads the lists and decodes the descriptors (small: 36 + 116 + 644 bytes a slot);
  * blob data stays a view into the file, so a 125 MB loadable opens in milliseconds.
@@ -18,6 +18,7 @@ import { SLOT_GRAPH_ID, toGraph } from './graph';
 import { memoryMap, type MemoryArea } from './memory-map';
 import { dumpText, inspectJson } from './inspect';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
+import { loadableService } from './service';
 
 export interface LoadableDocument extends FormatDocument {
   /** the decoded loadable (lists, tasks, descriptors, damage) */
@@ -67,6 +68,7 @@ export function openLoadable(files: SourceFile[]): LoadableDocument {
   const graph = toGraph(decoded);
   const ops = allOps(decoded);
   let areas: MemoryArea[] | null = null;
+  const areasOnce = () => (areas ??= memoryMap(decoded));
   const diagnostics: Diagnostic[] = decoded.damage.map((x) => ({
     severity: x.kind === 'unsupported' ? 'warning' : 'error',
     file: main.name,
@@ -128,9 +130,10 @@ export function openLoadable(files: SourceFile[]): LoadableDocument {
         text: () => dumpSummaryText(decoded),
         dump: () => dumpText(decoded),
       },
+      loadable: loadableService(decoded, areasOnce),
     },
     loadable: () => decoded,
-    memoryMap: () => (areas ??= memoryMap(decoded)),
+    memoryMap: areasOnce,
   };
 }
 

@@ -14,7 +14,7 @@ import { accessibleName } from '../../core/graph/view/labels';
 import { paletteFor, type Theme } from './palette';
 import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
 import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, type SceneMeasures } from '../../core/graph/view/scene';
-import { buildStyle } from './style';
+import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
 import { preparedSceneFor } from './prepared';
 
@@ -31,6 +31,8 @@ export interface GraphViewProps {
   nodeFill?: ReadonlyArray<string | null>;
   /** outline colour per node (groups); null for none */
   nodeOutline?: ReadonlyArray<string | null>;
+  /** edge strokes by kind (a loadable's dependency events); default: one edge colour */
+  edgeStyle?: EdgeStyle;
   onSelect(index: number | null): void;
   onHover?(index: number | null): void;
   /** double click, or Shift+Enter on a focused node */
@@ -115,7 +117,7 @@ const TIP_STYLE: CSSProperties = {
 const LAYER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: 0, height: 0, transformOrigin: '0 0', willChange: 'transform' };
 
 export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function GraphView(props, ref) {
-  const { graph, layout, theme, selected, highlighted, nodeFill, nodeOutline, onSelect, onHover, onActivate } = props;
+  const { graph, layout, theme, selected, highlighted, nodeFill, nodeOutline, edgeStyle, onSelect, onHover, onActivate } = props;
   const rootRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const layerRef = useRef<HTMLDivElement>(null);
@@ -128,7 +130,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     },
     [graph, layout, props.scene],
   );
-  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline), [graph, scene, theme, nodeFill, nodeOutline]);
+  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
   const edgeHitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.segmentGrid.itemCount)), [scene]);

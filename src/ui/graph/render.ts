@@ -132,27 +132,36 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
   const pts = layout.edgePoints;
   const offs = layout.edgeOffsets;
   const simple = k < LOD.simpleEdges;
-  ctx.lineWidth = Math.max(1, 0.8 * px);
   ctx.lineJoin = 'round';
-  ctx.strokeStyle = pal.edge;
-  ctx.beginPath();
+  // edge classes (dependency kinds) are stroked one path each; without them, one path for all
+  const classes = style.edges?.classes;
+  const edgeClass = style.edges?.edgeClass;
   // stop the line at the arrow's base so the tip stays sharp
   const back = detail ? ARROW_LEN * 0.8 : 0;
-  for (let c = 0; c < ne; c++) {
-    const e = ve[c];
-    const a = offs[e], b = offs[e + 1];
-    if (b - a < 2) continue;
-    if (simple) {
-      const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
-      // shorter than a pixel on screen: hidden under its nodes anyway
-      if (Math.abs(ex - pts[2 * a]) * k < 1 && Math.abs(ey - pts[2 * a + 1]) * k < 1) continue;
-      ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
-      ctx.lineTo(ex, ey);
-    } else {
-      traceEdge(pts, a, b, ctx, back);
+  for (let cls = 0; cls < (classes ? classes.length : 1); cls++) {
+    const cs = classes?.[cls];
+    ctx.lineWidth = Math.max(1, (cs?.width ?? 0.8) * px);
+    ctx.strokeStyle = cs ? cs.color : pal.edge;
+    ctx.setLineDash(cs && !simple ? cs.dash.map((d) => d * px) : []);
+    ctx.beginPath();
+    for (let c = 0; c < ne; c++) {
+      const e = ve[c];
+      if (edgeClass && edgeClass[e] !== cls) continue;
+      const a = offs[e], b = offs[e + 1];
+      if (b - a < 2) continue;
+      if (simple) {
+        const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
+        // shorter than a pixel on screen: hidden under its nodes anyway
+        if (Math.abs(ex - pts[2 * a]) * k < 1 && Math.abs(ey - pts[2 * a + 1]) * k < 1) continue;
+        ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
+        ctx.lineTo(ex, ey);
+      } else {
+        traceEdge(pts, a, b, ctx, back);
+      }
     }
+    ctx.stroke();
   }
-  ctx.stroke();
+  ctx.setLineDash([]);
 
   // edges touching the selection, in the selection colour
   const sel = f.selected;

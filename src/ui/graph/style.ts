@@ -20,6 +20,25 @@ export interface SceneStyle {
   /** distinct outline colours (group outlines); nodeOutline[i] = index + 1, 0 = none */
   outlines: string[];
   nodeOutline: Uint16Array;
+  /** edge styles by kind (e.g. a loadable's dependency events); absent: every edge in the palette's edge colour */
+  edges?: EdgeStyle;
+}
+
+/** How edges of different kinds are drawn: a small table of strokes and a class per edge. */
+export interface EdgeStyle {
+  classes: EdgeClassStyle[];
+  /** per edge: index into `classes` */
+  edgeClass: Uint8Array;
+}
+
+export interface EdgeClassStyle {
+  /** the kind it draws (legends show it) */
+  name: string;
+  color: string;
+  /** canvas / SVG dash pattern in CSS pixels; empty for a solid line */
+  dash: number[];
+  /** line width in CSS pixels (default 1) */
+  width?: number;
 }
 
 export function buildStyle(
@@ -28,6 +47,7 @@ export function buildStyle(
   theme: Theme,
   fillOverride?: ReadonlyArray<string | null | undefined>,
   outlineOverride?: ReadonlyArray<string | null | undefined>,
+  edges?: EdgeStyle,
 ): SceneStyle {
   const palette = paletteFor(theme);
   const fills: string[] = [];
@@ -78,5 +98,62 @@ export function buildStyle(
     nodeBorder,
     outlines,
     nodeOutline,
+    ...(edges ? { edges } : {}),
   };
+}
+
+// ---- NVDLA engines ----------------------------------------------------------------------------
+// The op-slot graph and the memory map colour by engine. The category colours (Netron's) give
+// BDMA and EMU two near greys and CONV / CDP two dark blue-greens, so the engines get their own
+// palette: Okabe-Ito hues (told apart with the common colour-vision deficiencies), darker in the
+// light theme for white text, lighter in the dark theme.
+
+export const ENGINES = ['CONV', 'SDP', 'PDP', 'CDP', 'RUBIK', 'BDMA', 'EMU'] as const;
+export type EngineName = (typeof ENGINES)[number];
+
+const ENGINE_FILL: Record<Theme, Record<EngineName, string>> = {
+  light: { CONV: '#0062a3', SDP: '#b34700', PDP: '#007a5a', CDP: '#8f2f73', RUBIK: '#8a6d00', BDMA: '#3d6f99', EMU: '#5a5a5a' },
+  dark: { CONV: '#3f9ee0', SDP: '#e8852f', PDP: '#2fb58c', CDP: '#cc79a7', RUBIK: '#d4b12a', BDMA: '#7fb5e0', EMU: '#9a9a9a' },
+};
+
+/** The engine an op-slot node runs on, from its type (`CONV`, `EMU SOFTMAX`); null for others. */
+export function engineOf(type: string): EngineName | null {
+  const e = type.split(' ')[0] as EngineName;
+  return (ENGINES as readonly string[]).includes(e) ? e : null;
+}
+
+export function engineColor(engine: string, theme: Theme): string {
+  const e = engineOf(engine);
+  return e ? ENGINE_FILL[theme][e] : paletteFor(theme).nodeDefault;
+}
+
+/** Node fills of an op-slot graph by engine (the graph view's `nodeFill`). */
+export function engineFills(graph: Graph, theme: Theme): (string | null)[] {
+  return graph.nodes.map((n) => (engineOf(n.type) ? engineColor(n.type, theme) : null));
+}
+
+/**
+ * Dependency edges of an op-slot graph by kind (the edge `name`): completion solid, programmed
+ * dashed, enabled dotted, the CDMA events dash-dot, fused parents thick, task events long dashes.
+ */
+export function dependencyEdgeStyle(graph: Graph, theme: Theme): EdgeStyle {
+  const pal = paletteFor(theme);
+  const dark = theme === 'dark';
+  const classes: EdgeClassStyle[] = [
+    { name: 'OP_COMPLETED', color: pal.edge, dash: [] },
+    { name: 'OP_PROGRAMMED', color: dark ? '#7fb5e0' : '#3d6f99', dash: [6, 4] },
+    { name: 'OP_ENABLED', color: dark ? '#e8852f' : '#b34700', dash: [2, 3] },
+    { name: 'CDMA_WT_DONE', color: dark ? '#cc79a7' : '#8f2f73', dash: [8, 3, 2, 3] },
+    { name: 'CDMA_DT_DONE', color: dark ? '#2fb58c' : '#007a5a', dash: [8, 3, 2, 3] },
+    { name: 'fused', color: dark ? '#d4b12a' : '#8a6d00', dash: [], width: 2.5 },
+    { name: 'event', color: dark ? '#c9a0ff' : '#6a3fb5', dash: [12, 5], width: 1.5 },
+  ];
+  const index = new Map(classes.map((c, i) => [c.name, i]));
+  const other = classes.length;
+  classes.push({ name: 'other', color: pal.edge, dash: [1, 2] });
+  const edgeClass = new Uint8Array(graph.edges.length);
+  graph.edges.forEach((e, i) => {
+    edgeClass[i] = index.get(e.name) ?? other;
+  });
+  return { classes, edgeClass };
 }

@@ -69,7 +69,9 @@ export function exportSceneSVG(scene: Scene, style: SceneStyle, opts: SvgOptions
     const a = layout.edgeOffsets[e], b = layout.edgeOffsets[e + 1];
     if (b - a < 2) continue;
     const edge = scene.graph.edges[e];
-    out.push(`<path d="${edgePathData(p, a, b)}" marker-end="url(#arrow)">${edge ? `<title>${xmlEscape(edge.label ? `${edge.name} ${edge.label}` : edge.name)}</title>` : ''}</path>`);
+    const cs = style.edges?.classes[style.edges.edgeClass[e] ?? 0];
+    const stroke = cs ? ` stroke="${xmlEscape(cs.color)}"${cs.dash.length ? ` stroke-dasharray="${cs.dash.join(' ')}"` : ''}${cs.width ? ` stroke-width="${cs.width}"` : ''}` : '';
+    out.push(`<path d="${edgePathData(p, a, b)}"${stroke} marker-end="url(#arrow)">${edge ? `<title>${xmlEscape(edge.label ? `${edge.name} ${edge.label}` : edge.name)}</title>` : ''}</path>`);
   }
   out.push('</g>');
   // edge labels

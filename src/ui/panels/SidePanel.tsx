@@ -9,6 +9,8 @@ import { PANEL_MIN, setPanelWidth, useLayout } from '../shell/layout';
 import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
 import { can } from '../capabilities';
+import { SlotPanel } from '../loadable/SlotPanel';
+import { useResolvedTheme } from '../shell/theme';
 
 /** the graph keeps at least this much of the window beside the panel */
 const GRAPH_MIN = 240;
@@ -23,6 +25,7 @@ export function SidePanel() {
   const aside = useRef<HTMLElement>(null);
   // the width on screen (the default is a share of the window): where a drag starts from
   const [measured, setMeasured] = useState(360);
+  const theme = useResolvedTheme();
   const hasDoc = !!doc;
   useEffect(() => {
     const el = aside.current;
@@ -35,6 +38,8 @@ export function SidePanel() {
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
   const origins = can(subject.summary, 'origins');
+  // a loadable's node is an op slot: its descriptors decoded field by field
+  const loadable = can(subject.summary, 'loadable');
   return (
     <aside ref={aside} className={`side-panel at-${at}${subject.side ? ' with-subject' : ''}`} aria-label="Properties">
       <Splitter
@@ -57,7 +62,7 @@ export function SidePanel() {
       )}
       <div role="tablist" aria-label="Side panel" className="side-tabs">
         <button type="button" role="tab" aria-selected={side === 'node'} onClick={() => useStudio.setState({ side: 'node' })}>
-          Node
+          {loadable ? 'Op slot' : 'Node'}
         </button>
         <button type="button" role="tab" aria-selected={side === 'model'} onClick={() => useStudio.setState({ side: 'model' })} title="Model properties (Ctrl+Enter)">
           Model
@@ -69,7 +74,15 @@ export function SidePanel() {
         )}
       </div>
       <div className="side-body">
-        {side === 'origins' && origins ? <OriginsPanel subject={subject} /> : side === 'node' ? <NodePanel subject={subject} /> : <ModelPanel subject={subject} />}
+        {side === 'origins' && origins ? (
+          <OriginsPanel subject={subject} />
+        ) : side === 'node' && loadable ? (
+          <SlotPanel tabId={subject.tabId} workerDocId={subject.workerDocId} selected={subject.selected} theme={theme} />
+        ) : side === 'node' ? (
+          <NodePanel subject={subject} />
+        ) : (
+          <ModelPanel subject={subject} />
+        )}
       </div>
     </aside>
   );

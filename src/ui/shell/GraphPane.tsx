@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties } from 'react';
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { useLayout } from './layout';
 import { useStudio, activeDoc } from '../store';
 import { cancelLayout, selectNode, showGraph } from '../actions';
@@ -8,13 +8,24 @@ import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, u
 import { useOriginsGraphProps } from '../origins/OriginsPanel';
 import { registerMainView } from '../origins/state';
 import { OptimizeMenu } from '../origins/OptimizeMenu';
+import type { EdgeStyle } from '../graph/style';
 
 export interface GraphPaneHandle {
   view(): GraphViewHandle | null;
 }
 
+export interface GraphPaneProps {
+  theme: 'light' | 'dark';
+  /** fills by node (a loadable's engines); a partition's colours take precedence */
+  nodeFill?: ReadonlyArray<string | null>;
+  /** edge strokes by kind (a loadable's dependency events) */
+  edgeStyle?: EdgeStyle;
+  /** shown at the end of the toolbar (a legend) */
+  legend?: ReactNode;
+}
+
 /** The graph of the active document: subgraph selector, find, progress and the view itself. */
-export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }>(function GraphPane({ theme }, ref) {
+export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function GraphPane({ theme, nodeFill, edgeStyle, legend }, ref) {
   const doc = useStudio(activeDoc);
   const view = useRef<GraphViewHandle>(null);
   const history = useRef<string[]>([]);
@@ -83,6 +94,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
         )}
         <PartitionButton doc={doc} />
         <OptimizeMenu />
+        {legend}
         <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
       </div>
       <FindBar onGo={(i) => {
@@ -102,8 +114,9 @@ export const GraphPane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark' }
             onActivate={openSubgraph}
             highlighted={partition.highlighted ?? origins.highlighted}
             onHover={origins.onHover}
-            nodeFill={partition.nodeFill}
+            nodeFill={partition.nodeFill ?? nodeFill}
             nodeOutline={partition.nodeOutline}
+            {...(edgeStyle ? { edgeStyle } : {})}
           />
         )}
         <AssignBar doc={doc} />

@@ -98,4 +98,16 @@ describe('commands', () => {
     const helpKeys = KEYBOARD_HELP.flatMap((r) => r.keys.split(/ or | \/ |, /));
     for (const c of all) if (c.keys) expect(helpKeys, c.id).toContain(c.keys);
   });
+
+  it('a loadable: its views other than the one on screen, a comparison with each other open loadable', () => {
+    const LOADABLE: Capability[] = ['graph', 'inspect', 'loadable'];
+    const a = doc('1', LOADABLE, 'nvdla');
+    const b = doc('2', LOADABLE, 'nvdla');
+    const list = ids(ctx({ docs: [a, b, doc('3', CIRCLE, 'circle')], doc: a, view }));
+    expect(list.filter((x) => x.startsWith('loadable.'))).toEqual([
+      'loadable.view.graph', 'loadable.view.memory', 'loadable.view.tensors', 'loadable.view.blobs', 'loadable.view.damage', 'loadable.compare.2',
+    ]);
+    expect(list).toContain('view.find'); // the op-slot graph finds like any graph
+    expect(ids(ctx({ docs: [a], doc: doc('3', CIRCLE, 'circle') })).some((x) => x.startsWith('loadable.'))).toBe(false);
+  });
 });

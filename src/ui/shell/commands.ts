@@ -14,6 +14,7 @@ import { SAMPLE_GROUPS, type SampleEntry } from './samples';
 import { can, mainView } from '../capabilities';
 import { setDockAt, setPanelSide, toggleNodeDisplay, toggleSidePanel, useLayout, type LayoutState } from './layout';
 import { DISPLAY_TOGGLES } from '../graph/display';
+import { loadableCommands } from '../loadable/commands';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -138,6 +139,8 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'optimize.download', group: 'Optimize', title: 'Download the optimized model (with origin tables)', run: () => downloadOptimized(tab) });
     }
   }
+
+  for (const c of loadableCommands(doc, ctx.docs)) add(c);
 
   if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
 

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileCommand } from './compile';
+import { UsageError, type CliIO } from './io';
+
+const FIX = join(__dirname, '../../test/fixtures/nvdla');
+
+function capture(): CliIO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
+  };
+  return io;
+}
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'nvdla-compile-'));
+  writeFileSync(join(dir, 'prelu.prototxt'), 'input: "data"\ninput_shape { dim: 1 dim: 1 dim: 4 dim: 4 }\nlayer { name: "p" type: "PReLU" bottom: "data" top: "p" }\n');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const lenetArgs = ['--prototxt', join(FIX, 'golden/lenet_n1.prototxt'), '--caffemodel', join(FIX, 'lenet/lenet_iter_10000.caffemodel')];
+
+describe('npu-studio compile', () => {
+  it("writes nvdla_compiler's loadable byte for byte, and every stage with --stages", async () => {
+    const io = capture();
+    const stages = join(dir, 'stages');
+    const out = join(dir, 'lenet.nvdla');
+    expect(await compileCommand.run([...lenetArgs, '--stages', stages, '--out', out], io)).toBe(0);
+    // the defaults are nvdla_compiler's real ones: int8, fast-math, nv_full
+    expect(Buffer.compare(readFileSync(out), readFileSync(join(FIX, 'golden/lenet-b1-nv_full-int8-fast-math.nvdla')))).toBe(0);
+    expect(io.stdout).toContain(`wrote ${out} (446352 bytes)`);
+    expect(io.stdout).toContain('task 0: DLA1 10 op slots, task 1: EMU1 1 op slots; 17 memory entries, 16 blobs');
+    expect(io.stdout).toContain('network.json, canonical.json, engine.json, loadable.json, tasks.json and 15 pass graphs in passes/');
+    const memory = JSON.parse(readFileSync(join(stages, 'passes/15-resolveMemory.json'), 'utf8'));
+    expect(memory.graph.pools.map((p: { name: string; used: number }) => [p.name, p.used])).toEqual([['GLOBAL_DRAM', 924288], ['LOCAL_DRAM', 46080]]);
+    const tasks = JSON.parse(readFileSync(join(stages, 'tasks.json'), 'utf8'));
+    expect(tasks[0].ops[1].desc.op.out_cvt).toEqual({ scale: 19669, truncate: 29, offset: 0, enable: 1 });
+    const engine = JSON.parse(readFileSync(join(stages, 'engine.json'), 'utf8'));
+    expect(engine.nodes.map((n: { name: string }) => n.name)).toEqual(['dc-conv-0', 'bias-0', 'pdp-0', 'dc-conv-1', 'bias-1', 'pdp-1', 'fc-0', 'bias-2', 'sdp-scale-0', 'act-0', 'fc-1', 'bias-3', 'cpu-sm-0']);
+    const conv = engine.nodes[0];
+    expect([conv.engineType, conv.engineOpType, conv.origins]).toEqual(['CONVOLUTION', 'CONVOLUTION_CONV', [1]]);
+    // weights are summarised, not dumped
+    expect(conv.params.conv.rawWeights.values).toMatchObject({ dtype: 'float32', count: 500 });
+    expect(engine.edges.find((e: { id: string }) => e.id === 'e-9')).toMatchObject({ kind: 'data', aux: true });
+    const canonical = JSON.parse(readFileSync(join(stages, 'canonical.json'), 'utf8'));
+    expect(canonical.nodes.map((n: { id: string }) => n.id)).toEqual(['n-0', 'n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6', 'n-7']);
+    const network = JSON.parse(readFileSync(join(stages, 'network.json'), 'utf8'));
+    expect(network.layers).toHaveLength(8);
+    // upstream's warning about the widened image input, with nvdla_compiler's own words
+    expect(io.stderr).toContain('nvdla_compiler: Prototxt #chnls (C = 1) != Profile #chnls for input (NVDLA_IMG_A8B8G8R8: C = 4)');
+  });
+
+  it('fp16 with nvdla_compiler option names; opendla-* warns', async () => {
+    const io = capture();
+    expect(await compileCommand.run([...lenetArgs, '--cprecision', 'fp16', '--configtarget', 'opendla-large', '--profile', 'basic', '-o', dir], io)).toBe(0);
+    expect(io.stdout).toContain('basic opendla-large FP16');
+    expect(io.stdout).toContain(`wrote ${join(dir, 'basic.nvdla')}`);
+    expect(io.stderr).toContain('Invalid target config');
+  });
+
+  it('a refused network: exit 1 with the layer and nvdla_compiler\'s reason; stages up to the failure', async () => {
+    const io = capture();
+    const stages = join(dir, 'prelu-stages');
+    expect(await compileCommand.run(['--prototxt', join(dir, 'prelu.prototxt'), '--caffemodel', join(FIX, 'lenet/lenet_iter_10000.caffemodel'), '--stages', stages], io)).toBe(1);
+    expect(io.stderr).toContain("layer 'p' (line 3)");
+    expect(io.stderr).toContain('nvdla_compiler: could not parse layer type PReLU');
+    expect(io.stdout).toContain('stages written to');
+  });
+
+  it('usage errors', async () => {
+    await expect(compileCommand.run(['--prototxt', 'x'], capture())).rejects.toThrow(UsageError);
+    await expect(compileCommand.run([...lenetArgs, '--bogus'], capture())).rejects.toThrow(UsageError);
+  });
+});

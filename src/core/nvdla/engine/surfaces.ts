@@ -1,0 +1,215 @@
+/**
+ * Tensor surfaces (`tsd-N`) and buffers (`tb-N`) of the engine graph (nvdla/sw `Surface.cpp`,
+ * `DLAResourceManager.cpp`, `EngineEdge.cpp`): which surface format each data edge gets (what its
+ * consumers and producers suggest, intersected and filtered), its line/surface strides and size
+ * (formulas per surface category, the largest any client asks for), its offset in its buffer, and
+ * which buffer holds it.
+ */
+import type { Dims4 } from '../network/model';
+import { surfaceFormat, type DataFormat, type SurfaceFormatInfo } from '../surface';
+import type { TargetConfig } from '../targets';
+import type { CompileProfile } from '../profiles';
+import type { EngineEdge, EngineGraph, EngineNode, EngineOpType, TensorBufferDesc, TensorCategory, TensorSurfaceDesc } from './model';
+
+export type { TensorCategory, TensorSurfaceDesc, TensorBufferDesc, BufferPlacement } from './model';
+
+const IMG_FORMAT_NAMES = [
+  'R8', 'R10', 'R12', 'R16', 'R16_I', 'R16_F', 'A16B16G16R16', 'X16B16G16R16', 'A16B16G16R16_F', 'A16Y16U16V16',
+  'V16U16Y16A16', 'A16Y16U16V16_F', 'A8B8G8R8', 'A8R8G8B8', 'B8G8R8A8', 'R8G8B8A8', 'X8B8G8R8', 'X8R8G8B8',
+  'B8G8R8X8', 'R8G8B8X8', 'A2B10G10R10', 'A2R10G10B10', 'B10G10R10A2', 'R10G10B10A2', 'A2Y10U10V10', 'V10U10Y10A2',
+  'A8Y8U8V8', 'V8U8Y8A8', 'Y8___U8V8_N444', 'Y8___V8U8_N444', 'Y10___U10V10_N444', 'Y10___V10U10_N444',
+  'Y12___U12V12_N444', 'Y12___V12U12_N444', 'Y16___U16V16_N444', 'Y16___V16U16_N444',
+].map((n) => `NVDLA_IMG_${n}`);
+
+const FEATURE = ['NVDLA_FEATURE_DATA_INT8', 'NVDLA_FEATURE_DATA_FP16'];
+
+interface SupportedFormats {
+  in: string[];
+  out: string[];
+  aux: string[];
+}
+
+/** The surface formats each engine node class supports (its constructor in `EngineAST.h`). */
+export function supportedFormats(op: EngineOpType): SupportedFormats {
+  switch (op) {
+    case 'CONVOLUTION_CONV':
+      return { in: [...IMG_FORMAT_NAMES, ...FEATURE], out: FEATURE, aux: ['NVDLA_WEIGHT_DC_INT8', 'NVDLA_WEIGHT_DC_FP16', 'NVDLA_WEIGHT_IMG_INT8', 'NVDLA_WEIGHT_IMG_FP16', 'NVDLA_WEIGHT_WG_INT8', 'NVDLA_WEIGHT_WG_FP16'] };
+    case 'CONVOLUTION_FC':
+      return { in: ['NVDLA_IMG_R16_F', ...FEATURE], out: FEATURE, aux: ['NVDLA_WEIGHT_DC_INT8', 'NVDLA_WEIGHT_DC_FP16'] };
+    case 'CONVOLUTION_DECONV':
+      return { in: FEATURE, out: FEATURE, aux: ['NVDLA_WEIGHT_DC_INT8', 'NVDLA_WEIGHT_DC_FP16'] };
+    case 'SDP_SCALE':
+      return { in: FEATURE, out: FEATURE, aux: ['NVDLA_SCALE_DATA_INT8', 'NVDLA_SCALE_DATA_INT16', 'NVDLA_SCALE_DATA_FP16'] };
+    case 'SDP_BATCH_NORM':
+      return { in: FEATURE, out: FEATURE, aux: ['NVDLA_BATCH_NORM_DATA_INT8', 'NVDLA_BATCH_NORM_DATA_INT16', 'NVDLA_BATCH_NORM_DATA_FP16'] };
+    case 'SDP_BIAS':
+      return { in: FEATURE, out: FEATURE, aux: ['NVDLA_BIAS_DATA_INT8', 'NVDLA_BIAS_DATA_INT16', 'NVDLA_BIAS_DATA_FP16'] };
+    case 'SDP_SUPER':
+      return {
+        in: FEATURE,
+        out: FEATURE,
+        aux: ['NVDLA_BIAS_DATA_INT8', 'NVDLA_BIAS_DATA_INT16', 'NVDLA_BIAS_DATA_FP16', 'NVDLA_SCALE_DATA_INT8', 'NVDLA_SCALE_DATA_INT16', 'NVDLA_SCALE_DATA_FP16', 'NVDLA_BATCH_NORM_DATA_INT8', 'NVDLA_BATCH_NORM_DATA_INT16', 'NVDLA_BATCH_NORM_DATA_FP16'],
+      };
+    case 'CDP_LRN':
+      return { in: ['NVDLA_FEATURE_DATA_FP16'], out: ['NVDLA_FEATURE_DATA_FP16'], aux: [] };
+    case 'SPLIT_SOFTWARE':
+      return { in: [...IMG_FORMAT_NAMES, ...FEATURE], out: [...IMG_FORMAT_NAMES, ...FEATURE], aux: [] };
+    case 'CPU_SCALE':
+    case 'CPU_SOFTMAX':
+    case 'CONCATENATION_CONCAT':
+    case 'SDP_ACTIVATION':
+    case 'SDP_ELEMENTWISE':
+    case 'SDP_NOP':
+    case 'PDP_POOL':
+    case 'RUBIK_DECONV':
+    default:
+      return { in: FEATURE, out: FEATURE, aux: [] };
+  }
+}
+
+// ------------------------------------------------------------------ formulas (Surface.cpp)
+
+const roundUp = (n: number, a: number): number => (n % a ? n + a - (n % a) : n);
+
+export interface SurfaceContext {
+  target: TargetConfig;
+  profile: CompileProfile;
+}
+
+function featureChannelsPerGroup(f: SurfaceFormatInfo, t: TargetConfig): number {
+  return f.precision === 'INT8' ? t.atomicKSize : t.atomicKSize / 2;
+}
+
+function eltwiseChannelsPerGroup(f: SurfaceFormatInfo, t: TargetConfig): number {
+  return f.precision === 'FP16' ? t.atomicKSize / 2 : t.atomicKSize;
+}
+
+function eltwiseLineStride(d: Dims4, f: SurfaceFormatInfo, t: TargetConfig): number {
+  return d.w * eltwiseChannelsPerGroup(f, t) * f.bytesPerElement;
+}
+
+function eltwiseSize(d: Dims4, f: SurfaceFormatInfo, t: TargetConfig): number {
+  return eltwiseLineStride(d, f, t) * d.h * Math.ceil(Math.fround(d.c / eltwiseChannelsPerGroup(f, t)));
+}
+
+/** `TensorSurfaceDesc::lineStride()` from the format and dims */
+export function formulaLineStride(format: string, d: Dims4, alignLineStride: boolean, t: TargetConfig): number {
+  const f = surfaceFormat(format);
+  switch (f.category) {
+    case 'IMG':
+      return f.ordinal < surfaceFormat('NVDLA_IMG_Y8___U8V8_N444').ordinal ? roundUp(d.w * f.bytesPerElement * f.channelsPerAtom, 32) : roundUp(d.w * f.bytesPerElement, 32);
+    case 'FEATURE_DATA':
+      return d.w * featureChannelsPerGroup(f, t) * f.bytesPerElement;
+    case 'BIAS_DATA':
+      return eltwiseLineStride(d, f, t) * (alignLineStride ? 2 : 1);
+    case 'BATCH_NORM_DATA':
+    case 'SCALE_DATA':
+      return eltwiseLineStride(d, f, t);
+    default:
+      return 0;
+  }
+}
+
+export function formulaSurfaceStride(format: string, d: Dims4, alignLineStride: boolean, t: TargetConfig): number {
+  const f = surfaceFormat(format);
+  switch (f.category) {
+    case 'FEATURE_DATA':
+    case 'BIAS_DATA':
+    case 'BATCH_NORM_DATA':
+    case 'SCALE_DATA':
+      return formulaLineStride(format, d, alignLineStride, t) * d.h;
+    default:
+      return 0;
+  }
+}
+
+export function formulaSize(format: string, d: Dims4, alignLineStride: boolean, t: TargetConfig): number {
+  const f = surfaceFormat(format);
+  switch (f.category) {
+    case 'IMG':
+      return d.h * formulaLineStride(format, d, alignLineStride, t);
+    case 'FEATURE_DATA':
+      return formulaSurfaceStride(format, d, alignLineStride, t) * Math.ceil(Math.fround(d.c / featureChannelsPerGroup(f, t)));
+    case 'WEIGHT':
+      return roundUp(d.n * d.c * d.h * d.w * f.bytesPerElement, t.numConvBufEntryWidth);
+    case 'BIAS_DATA':
+    case 'SCALE_DATA':
+      if (d.h === 1 && d.w === 1) return d.c * d.h * d.w * f.bytesPerElement;
+      return eltwiseSize(d, f, t);
+    case 'BATCH_NORM_DATA':
+      return 2 * f.bytesPerElement * d.c;
+    default:
+      return 0;
+  }
+}
+
+// ------------------------------------------------------------------ registration
+
+export class SurfaceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SurfaceError';
+  }
+}
+
+const categoryOfTensorType: Record<string, TensorCategory> = {
+  DEBUG: 'EXTERNAL',
+  NW_INPUT: 'EXTERNAL',
+  NW_OUTPUT: 'EXTERNAL',
+  WEIGHT: 'GLOBAL',
+  BIAS: 'GLOBAL',
+  BATCH_NORM: 'GLOBAL',
+  SCALE: 'GLOBAL',
+  IO: 'LOCAL',
+  STREAM: 'STREAM',
+};
+
+/** The surface and buffer tables an engine graph carries once buffers are registered. */
+export interface SurfaceTables {
+  surfaces: TensorSurfaceDesc[];
+  buffers: TensorBufferDesc[];
+}
+
+export function surfaceById(g: EngineGraph, id: string): TensorSurfaceDesc {
+  const s = g.surfaces.find((x) => x.id === id);
+  if (!s) throw new SurfaceError(`no surface ${id}`);
+  return s;
+}
+
+export function surfaceOfEdge(g: EngineGraph, e: EngineEdge): TensorSurfaceDesc | null {
+  return e.surface ? surfaceById(g, e.surface) : null;
+}
+
+/** `Edge::registerSurface` */
+export function registerSurface(g: EngineGraph, e: EngineEdge): void {
+  if (e.kind !== 'data' || e.surface) return;
+  const t = e.tensor;
+  const type = t ? t.type : 'DEBUG';
+  const tsd: TensorSurfaceDesc = {
+    id: `tsd-${g.counters.surface++}`,
+    name: t ? t.name : '',
+    edge: e.id,
+    category: categoryOfTensorType[type]!,
+    dims: t ? { ...t.dims } : { n: 1, c: 0, h: 0, w: 0 },
+    dataFormat: t ? t.dataFormat : 'UNKNOWN',
+    format: 'NVDLA_UNKNOWN_FORMAT',
+    lineStride: 0,
+    surfaceStride: 0,
+    size: 0,
+    bufferOffset: 0,
+    batchOffsets: [],
+    content: false,
+    bind: e.bind ? { ...e.bind } : null,
+    copyOutDebug: type === 'DEBUG',
+    alignLineStride: false,
+    producers: [],
+    consumers: [],
+    buffer: null,
+  };
+  g.surfaces.push(tsd);
+  e.surface = tsd.id;
+}
+
+export function isAuxTensorType(type: string): boolean {
+  return type === 'WEIGHT' || type === 'BIAS' || type === 'BATCH_NORM' || type === 'SCALE';
+}

@@ -1,0 +1,259 @@
+/**
+ * Weight arithmetic and layouts of nvdla/sw's `WeightTrns` (WeightTranslationUnit.h), reproduced
+ * element for element: int8 quantisation (per kernel, per filter), zero padding and channel
+ * pre/post-extension for image convolutions, group padding, and the direct-convolution layout
+ * the CONV engine reads (kernel groups x channel groups x R x S x K x C atoms).
+ *
+ * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
+ * float, and fp16 values are produced with upstream's ties-away rounding.
+ */
+import { float32ToHalfTiesAway } from '../half-ties-away';
+import type { SurfacePrecision } from '../surface';
+
+export type BlobType = 'FLOAT' | 'HALF' | 'INT16' | 'INT8';
+
+export interface WeightBlob {
+  type: BlobType;
+  count: number;
+  /** FLOAT: float32 values; HALF: fp16 bits; INT8 / INT16: integers */
+  values: Float32Array | Uint16Array | Int8Array | Int16Array;
+}
+
+export function floatBlob(values: Float32Array): WeightBlob {
+  return { type: 'FLOAT', count: values.length, values };
+}
+
+/** `WeightTrns::WeightDims` */
+export interface WeightDims {
+  wtSize: number;
+  numKernels: number;
+  numChannels: number;
+  width: number;
+  height: number;
+  strideX: number;
+  strideY: number;
+}
+
+export function weightDims(wtSize: number, k: number, c: number, w: number, h: number, sx: number, sy: number): WeightDims {
+  return { wtSize, numKernels: k, numChannels: c, width: w, height: h, strideX: sx, strideY: sy };
+}
+
+const f32 = Math.fround;
+
+function newLike(type: BlobType, n: number): WeightBlob['values'] {
+  switch (type) {
+    case 'FLOAT':
+      return new Float32Array(n);
+    case 'HALF':
+      return new Uint16Array(n);
+    case 'INT16':
+      return new Int16Array(n);
+    case 'INT8':
+      return new Int8Array(n);
+  }
+}
+
+/** the compute-precision blob type RT of upstream's templates */
+export function computeBlobType(p: SurfacePrecision): BlobType {
+  return p === 'INT8' ? 'INT8' : p === 'INT16' ? 'INT16' : 'HALF';
+}
+
+/** `RT(value)`: convert one element of an IT blob to RT */
+function converter(from: BlobType, to: BlobType): (v: number) => number {
+  if (from === to) return (v) => v;
+  if (to === 'HALF') {
+    if (from === 'FLOAT') return (v) => float32ToHalfTiesAway(v);
+    return (v) => float32ToHalfTiesAway(v); // integers are exact in float32 for these ranges
+  }
+  if (to === 'FLOAT') return (v) => v;
+  // float -> int: C++ truncation toward zero; the typed array store wraps
+  return (v) => Math.trunc(v);
+}
+
+// ------------------------------------------------------------------ quantisation
+
+export interface Quantized {
+  blob: WeightBlob;
+  /** one scale per kernel (per-kernel mode repeats the one scale) */
+  filterScales: number[];
+}
+
+/** `perKernelQuantizeWts` / `perFilterQuantizeWts`: q = clamp(floor(w * (1 / s) + 0.5)) */
+export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number, RS: number, perFilter: boolean): Quantized {
+  const w = src.values as Float32Array;
+  const out = new Int8Array(src.count);
+  const kStride = C * RS;
+  const filterScales: number[] = [];
+  const quantizeKernel = (gOffset: number, k: number, invScale: number) => {
+    for (let c = 0; c < C; c++) {
+      for (let rs = 0; rs < RS; rs++) {
+        const index = gOffset + k * kStride + c * RS + rs;
+        const q = Math.floor(f32(f32(w[index]! * invScale) + 0.5));
+        out[index] = Math.max(Math.min(q, 127), -128);
+      }
+    }
+  };
+  if (!perFilter) {
+    let max = -3.4028234663852886e38;
+    for (let i = 0; i < G * K * C * RS; i++) max = Math.max(max, Math.abs(w[i]!));
+    const scale = f32(max / 127);
+    const invScale = f32(1 / scale);
+    for (let g = 0; g < G; g++) {
+      for (let k = 0; k < K; k++) {
+        quantizeKernel(g * K * C * RS, k, invScale);
+        filterScales.push(scale);
+      }
+    }
+  } else {
+    for (let g = 0; g < G; g++) {
+      const gOffset = g * K * C * RS;
+      for (let k = 0; k < K; k++) {
+        let max = -3.4028234663852886e38;
+        for (let i = 0; i < C * RS; i++) max = Math.max(max, Math.abs(w[gOffset + k * kStride + i]!));
+        const scale = f32(max / 127);
+        quantizeKernel(gOffset, k, f32(1 / scale));
+        filterScales.push(scale);
+      }
+    }
+  }
+  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+}
+
+// ------------------------------------------------------------------ layouts
+
+function offset(k: number, c: number, r: number, s: number, d: WeightDims): number {
+  if (k >= d.numKernels || c >= d.numChannels || r >= d.height || s >= d.width) return -1;
+  return s + d.width * (r + d.height * (c + d.numChannels * k));
+}
+
+/** `zeroPadWtsForIMG`: pad the kernels' channels with zeros up to the image input's */
+export function zeroPadWtsForIMG(orig: WeightDims, padded: WeightDims, src: WeightBlob): WeightBlob {
+  const out = newLike(src.type, padded.wtSize);
+  for (let k = 0; k < padded.numKernels; k++)
+    for (let c = 0; c < padded.numChannels; c++)
+      for (let r = 0; r < padded.height; r++)
+        for (let s = 0; s < padded.width; s++) {
+          const from = offset(k, c, r, s, orig);
+          out[offset(k, c, r, s, padded)] = from >= 0 ? src.values[from]! : 0;
+        }
+  return { type: src.type, count: padded.wtSize, values: out };
+}
+
+/** `padGroupWeights`: a grouped convolution as one convolution whose kernels see all channels */
+export function padGroupWeights(orig: WeightDims, grouped: WeightDims, src: WeightBlob, numGroups: number): WeightBlob {
+  const out = newLike(src.type, grouped.wtSize);
+  const perGroupK = Math.floor(orig.numKernels / numGroups);
+  for (let g = 0; g < numGroups; g++)
+    for (let k = 0; k < perGroupK; k++)
+      for (let c = 0; c < orig.numChannels; c++)
+        for (let r = 0; r < orig.height; r++)
+          for (let s = 0; s < orig.width; s++) {
+            const kk = g * perGroupK + k;
+            const dest = offset(kk, g * orig.numChannels + c, r, s, grouped);
+            if (dest >= 0) out[dest] = src.values[offset(kk, c, r, s, orig)]!;
+          }
+  return { type: src.type, count: grouped.wtSize, values: out };
+}
+
+/** `preChnlExtWtsForIMG`: fold the kernel width into the channels (C x S -> C', S = 1) */
+export function preChnlExtWtsForIMG(orig: WeightDims, ext: WeightDims, src: WeightBlob): WeightBlob | null {
+  if (ext.wtSize !== orig.wtSize) return null;
+  const out = newLike(src.type, ext.wtSize);
+  for (let k = 0; k < orig.numKernels; k++)
+    for (let c = 0; c < ext.numChannels; c++)
+      for (let r = 0; r < ext.height; r++)
+        for (let s = 0; s < ext.width; s++) {
+          const is = Math.floor(c / orig.numChannels);
+          const ic = c % orig.numChannels;
+          const from = is < orig.width && r < orig.height && ic < orig.numChannels ? is + orig.width * (r + orig.height * (ic + orig.numChannels * k)) : -1;
+          out[offset(k, c, r, s, ext)] = from >= 0 ? src.values[from]! : 0;
+        }
+  return { type: src.type, count: ext.wtSize, values: out };
+}
+
+const roundUp = (n: number, a: number): number => (n % a ? n + a - (n % a) : n);
+const bytesOf = (t: BlobType) => (t === 'INT8' ? 1 : t === 'FLOAT' ? 4 : 2);
+
+interface Limits {
+  start: number;
+  limit: number;
+}
+const L = (start: number, limit: number): Limits => ({ start, limit });
+
+/** `postChnlExtWtsForIMG`: rows grouped by the extension factor, in CONV's atom order; null if not possible */
+export function postChnlExtWtsForIMG(d: WeightDims, src: WeightBlob, factor: number, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number): WeightBlob | null {
+  if (factor === 1) return null;
+  const s = d.width;
+  const c = d.numChannels;
+  const rf = factor;
+  const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
+  const rfg = Math.floor(d.height / rf);
+  const kfg = Math.floor(d.numKernels / kf);
+  const rp = d.height % rf;
+  const kp = d.numKernels % kf;
+  if (c > atomicC || rfg <= 1) return null;
+  const ops: { kg: Limits; rg: Limits; s: Limits; k: Limits; r: Limits; c: Limits }[] = [];
+  for (let g = 0; g < kfg; g++) {
+    if (rfg > 0) ops.push({ kg: L(g, 1), rg: L(0, rfg), s: L(0, s), k: L(0, kf), r: L(0, rf), c: L(0, c) });
+    if (rp > 0) ops.push({ kg: L(g, 1), rg: L(0, 1), s: L(0, s), k: L(0, kf), r: L(rfg * rf, rp), c: L(0, c) });
+  }
+  if (kp > 0) {
+    if (rfg > 0) ops.push({ kg: L(kfg, 1), rg: L(0, rfg), s: L(0, s), k: L(0, kp), r: L(0, rf), c: L(0, c) });
+    if (rp > 0) ops.push({ kg: L(kfg, 1), rg: L(0, 1), s: L(0, s), k: L(0, kp), r: L(rfg * rf, rp), c: L(0, c) });
+  }
+  if (!ops.length) return null;
+  const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
+  const out = newLike(rt, total);
+  const conv = converter(src.type, rt);
+  const fullRowsPerGroup = Math.floor(atomicC / d.numChannels);
+  let n = 0;
+  for (const op of ops)
+    for (let rg = op.rg.start; rg < op.rg.limit; rg++)
+      for (let is = op.s.start; is < op.s.limit; is++)
+        for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++)
+          for (let r = rg * fullRowsPerGroup + op.r.start; r < rg * fullRowsPerGroup + op.r.start + op.r.limit; r++)
+            for (let ic = op.c.start; ic < op.c.limit; ic++) out[n++] = conv(src.values[is + d.width * (r + d.height * (ic + d.numChannels * k))]!);
+  return { type: rt, count: n, values: out };
+}
+
+/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC) */
+export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number): WeightBlob {
+  const r = d.height;
+  const s = d.width;
+  const cf = atomicC;
+  const cp = d.numChannels % atomicC;
+  const cfg = Math.floor(d.numChannels / atomicC);
+  const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
+  const kp = d.numKernels % kf;
+  const kfg = Math.floor(d.numKernels / kf);
+  const ops: { kg: Limits; cg: Limits; r: Limits; s: Limits; k: Limits; c: Limits }[] = [];
+  for (let g = 0; g < kfg; g++) {
+    if (cfg > 0) ops.push({ kg: L(g, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(0, cf) });
+    if (cp > 0) ops.push({ kg: L(g, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(cfg * atomicC, cp) });
+  }
+  if (kp > 0) {
+    if (cfg > 0) ops.push({ kg: L(kfg, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(0, cf) });
+    if (cp > 0) ops.push({ kg: L(kfg, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(cfg * atomicC, cp) });
+  }
+  const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
+  const out = newLike(rt, total);
+  const conv = converter(src.type, rt);
+  let n = 0;
+  for (const op of ops)
+    for (let cg = op.cg.start; cg < op.cg.limit; cg++)
+      for (let ir = op.r.start; ir < op.r.limit; ir++)
+        for (let is = op.s.start; is < op.s.limit; is++)
+          for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++)
+            for (let c = cg * atomicC + op.c.start; c < cg * atomicC + op.c.start + op.c.limit; c++)
+              out[n++] = conv(src.values[is + op.s.limit * (ir + op.r.limit * (c + d.numChannels * k))]!);
+  return { type: rt, count: n, values: out };
+}
+
+/** little-endian bytes of a blob as it goes into the loadable */
+export function blobBytes(b: WeightBlob, byteLength?: number): Uint8Array {
+  const size = byteLength ?? b.values.byteLength;
+  const out = new Uint8Array(size);
+  const src = new Uint8Array(b.values.buffer, b.values.byteOffset, Math.min(b.values.byteLength, size));
+  out.set(src);
+  return out;
+}

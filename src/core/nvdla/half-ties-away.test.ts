@@ -1,0 +1,34 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { float16FromBits, roundToFloat16 } from '../fp16';
+import { float32ToHalfTiesAway } from './half-ties-away';
+
+describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
+  it('known values, including ties that IEEE rounds to even', () => {
+    expect(float32ToHalfTiesAway(1)).toBe(0x3c00);
+    expect(float32ToHalfTiesAway(-2)).toBe(0xc000);
+    expect(float32ToHalfTiesAway(65504)).toBe(0x7bff);
+    expect(float32ToHalfTiesAway(65520)).toBe(0x7c00); // rounds up to infinity
+    expect(float32ToHalfTiesAway(2 ** -24)).toBe(0x0001);
+    expect(float32ToHalfTiesAway(2 ** -25)).toBe(0x0001); // the tie below the smallest subnormal goes up
+    expect(float32ToHalfTiesAway(2 ** -26)).toBe(0x0000);
+    // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: IEEE keeps 1 (even), half.hpp goes to 0x3c01
+    expect(float32ToHalfTiesAway(1 + 2 ** -11)).toBe(0x3c01);
+    expect(float32ToHalfTiesAway(-(1 + 2 ** -11))).toBe(0xbc01);
+    expect(float32ToHalfTiesAway(Infinity)).toBe(0x7c00);
+  });
+
+  it('equals IEEE round-to-nearest-even except on exact ties, where it rounds away from zero', () => {
+    fc.assert(
+      fc.property(fc.float({ noNaN: true, min: Math.fround(-70000), max: Math.fround(70000) }), (x) => {
+        const ours = float16FromBits(float32ToHalfTiesAway(x));
+        const even = roundToFloat16(x);
+        if (ours === even || (Object.is(ours, 0) && Object.is(even, -0)) || (Object.is(ours, -0) && Object.is(even, 0))) return;
+        // a tie: x lies exactly halfway, and ours is the one farther from zero
+        expect(Math.abs(ours - x)).toBe(Math.abs(even - x));
+        expect(Math.abs(ours)).toBeGreaterThan(Math.abs(even));
+      }),
+      { numRuns: 20000 },
+    );
+  });
+});
