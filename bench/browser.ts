@@ -17,7 +17,7 @@
  * Without NETRON_DIR the Netron columns say "not measured"; no figure is quoted from elsewhere.
  *
  * Environment: SIZES=1000,100000 narrows the sizes, RUNS=3 the opens per size (median reported),
- * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves the servers (Netron: the port + 1),
+ * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves our server, NETRON_PORT Netron's (a free port otherwise),
  * TRACE=1 (TRACE_ONLY=1: nothing else) prints where the time of one open of the largest size goes
  * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
  * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event (tracing
@@ -31,7 +31,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { write } from '../src/core/circle/write';
 import { resnetLikeCircle } from '../test/support/circle-synthetic';
-import { benchPort, launchChromium, requireChromium, startPreview } from './support/harness';
+import { launchChromium, requireChromium, startPreview } from './support/harness';
 import { serveStatic, type StaticServer } from './support/static-server';
 
 const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [1000, 3000, 10000, 100000];
@@ -53,7 +53,8 @@ function netronRoot(): string | null {
   throw new Error(`NETRON_DIR=${dir} holds no Netron browser build (index.html and view.js, or source/ with them)`);
 }
 const netronDir = netronRoot();
-const netron: StaticServer | null = netronDir ? await serveStatic(netronDir, benchPort(4391) + 1) : null;
+// Netron on a port of its own: NETRON_PORT, or a free one the system picks (never a neighbour's)
+const netron: StaticServer | null = netronDir ? await serveStatic(netronDir, Number(process.env.NETRON_PORT) || 0) : null;
 const netronVersion = netronDir ? netronVersionOf(netronDir) : '';
 
 function netronVersionOf(dir: string): string {

@@ -4,6 +4,7 @@
  * resolved inside the root (no `..` escapes), a few MIME types; nothing else.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 
@@ -24,6 +25,7 @@ export interface StaticServer {
   stop(): Promise<void>;
 }
 
+/** Serves `rootDir` on `port` (0: a free port the system picks; `url` names the one used). */
 export function serveStatic(rootDir: string, port: number): Promise<StaticServer> {
   const root = resolve(rootDir);
   const server: HttpServer = createServer((req, res) => {
@@ -50,7 +52,7 @@ export function serveStatic(rootDir: string, port: number): Promise<StaticServer
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, '127.0.0.1', () => {
-      ok({ url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => server.close(() => r())) });
+      ok({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((r) => server.close(() => r())) });
     });
   });
 }

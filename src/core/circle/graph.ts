@@ -66,6 +66,10 @@ const INPUT_ROLES: Record<string, string[]> = {
   STRIDED_SLICE: ['input', 'begin', 'end', 'strides'],
   TILE: ['input', 'multipliers'],
   TRANSPOSE: ['input', 'perm'],
+  // binary element-wise ops: Netron's A and B
+  ...Object.fromEntries(
+    ['ADD', 'SUB', 'MUL', 'DIV', 'POW', 'SQUARED_DIFFERENCE', 'FLOOR_DIV', 'FLOOR_MOD', 'MAXIMUM', 'MINIMUM', 'LESS', 'LESS_EQUAL', 'GREATER', 'GREATER_EQUAL', 'EQUAL', 'NOT_EQUAL', 'LOGICAL_AND', 'LOGICAL_OR'].map((op) => [op, ['A', 'B']]),
+  ),
   BCQ_FULLY_CONNECTED: ['input', 'weights_scales', 'weights_binary', 'bias', 'weights_clusters'],
   BCQ_GATHER: ['input_scales', 'input_binary', 'indices', 'input_clusters'],
 };
