@@ -20,8 +20,9 @@
  * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves our server, NETRON_PORT Netron's (a free port otherwise),
  * TRACE=1 (TRACE_ONLY=1: nothing else) prints where the time of one open of the largest size goes
  * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
- * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event (tracing
- * those costs time too, which inflates every figure).
+ * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event, TRACE=cpu the
+ * self time per function on every thread (V8's sampling profiler, on an unminified build); tracing
+ * costs time too, which inflates every figure.
  * Run with `npm run bench -- browser` (or `npx tsx bench/browser.ts`).
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -43,7 +44,8 @@ const PAN_ZOOM_SIZES = [10000, 100000];
 requireChromium('Browser');
 if (!existsSync('public/samples/index.json')) spawnSync('node', ['scripts/make-samples.mjs'], { stdio: 'inherit' });
 const loadStart = loadavg()[0]!;
-const server = await startPreview({ port: 4391, outDir: '.cache/bench-browser' });
+// TRACE=cpu names functions: the build is left unminified
+const server = await startPreview({ port: 4391, outDir: '.cache/bench-browser', minify: process.env.TRACE !== 'cpu' });
 
 /** The folder with Netron's index.html: NETRON_DIR itself or its `source` folder. */
 function netronRoot(): string | null {
@@ -279,7 +281,51 @@ interface TraceEvent {
   tid: number;
   id?: string;
   id2?: { local?: string };
-  args?: { name?: string; data?: { functionName?: string; url?: string; lineNumber?: number; type?: string } };
+  args?: {
+    name?: string;
+    data?: {
+      functionName?: string; url?: string; lineNumber?: number; type?: string;
+      // V8 sampling profiler chunks (TRACE=cpu)
+      cpuProfile?: { nodes?: { id: number; callFrame: { functionName?: string; url?: string; lineNumber?: number } }[]; samples?: number[] };
+      timeDeltas?: number[];
+    };
+  };
+}
+
+/**
+ * TRACE=cpu: self time per function and thread from V8's sampling profiler (ProfileChunk events;
+ * one profile per thread, its nodes and samples spread over the chunks).
+ */
+function printCpuProfiles(events: TraceEvent[]) {
+  const threadName = new Map<string, string>();
+  for (const e of events) if (e.name === 'thread_name' && e.args?.name) threadName.set(`${e.pid}:${e.tid}`, e.args.name);
+  const profiles = new Map<string, { thread: string; frames: Map<number, string>; self: Map<number, number> }>();
+  for (const e of events) {
+    if (e.name !== 'ProfileChunk') continue;
+    const key = `${e.pid}:${e.id ?? ''}`;
+    let p = profiles.get(key);
+    if (!p) profiles.set(key, (p = { thread: threadName.get(`${e.pid}:${e.tid}`) ?? `${e.tid}`, frames: new Map(), self: new Map() }));
+    const d = e.args?.data;
+    for (const n of d?.cpuProfile?.nodes ?? []) {
+      const f = n.callFrame;
+      p.frames.set(n.id, `${f.functionName || '(anonymous)'} ${(f.url ?? '').split('/').pop()}:${(f.lineNumber ?? -1) + 1}`);
+    }
+    const samples = d?.cpuProfile?.samples ?? [];
+    const deltas = d?.timeDeltas ?? [];
+    for (let k = 0; k < samples.length; k++) p.self.set(samples[k]!, (p.self.get(samples[k]!) ?? 0) + (deltas[k] ?? 0));
+  }
+  for (const p of profiles.values()) {
+    const byFrame = new Map<string, number>();
+    for (const [id, us] of p.self) {
+      const f = p.frames.get(id) ?? `node ${id}`;
+      byFrame.set(f, (byFrame.get(f) ?? 0) + us);
+    }
+    const total = [...byFrame.values()].reduce((a, b) => a + b, 0);
+    const busy = [...byFrame.entries()].filter(([f]) => !f.startsWith('(idle)') && !f.startsWith('(program)'));
+    if (busy.reduce((a, [, v]) => a + v, 0) < 50_000) continue;
+    console.log(`\n| ${p.thread}: function (self time of ${(total / 1000).toFixed(0)} ms sampled) | ms |\n|---|---:|`);
+    for (const [f, us] of busy.sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`| ${f} | ${(us / 1000).toFixed(1)} |`);
+  }
 }
 
 async function traceDrop(page: Page, file: string, operators: number) {
@@ -292,7 +338,14 @@ async function traceDrop(page: Page, file: string, operators: number) {
     await cdp.send('Tracing.start', {
       transferMode: 'ReportEvents',
       // TRACE=2 adds the main thread's timeline events (and their overhead, which inflates every figure)
-      traceConfig: { includedCategories: process.env.TRACE === '2' ? ['devtools.timeline', 'blink.user_timing', 'toplevel'] : ['blink.user_timing', 'toplevel'] },
+      // TRACE=cpu adds V8's sampling profiler on every thread (the UI thread and both workers)
+      traceConfig: {
+        includedCategories: [
+          'blink.user_timing', 'toplevel',
+          ...(process.env.TRACE === '2' ? ['devtools.timeline'] : []),
+          ...(process.env.TRACE === 'cpu' ? ['disabled-by-default-v8.cpu_profiler'] : []),
+        ],
+      },
     });
   });
   console.log(`\nOpen to painted while tracing: ${secs(figures.paintMs)}`);
@@ -439,7 +492,11 @@ try {
     const n = Math.max(...SIZES);
     const file = modelFile(`trace_${n}.circle`, write(resnetLikeCircle({ operators: n, name: `resnet_like_${n}` })));
     console.log(`\n## Where the time of one open goes (${n.toLocaleString('en')} operators, Chromium trace)`);
-    printTrace(await traceDrop(page, file, n));
+    const events = await traceDrop(page, file, n);
+    // TRACE_OUT=file.json keeps the trace (chrome://tracing and DevTools open it)
+    if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify({ traceEvents: events }));
+    printTrace(events);
+    if (process.env.TRACE === 'cpu') printCpuProfiles(events);
   }
 } finally {
   await browser?.close();

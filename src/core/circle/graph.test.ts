@@ -1,7 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { read } from './read';
 import { write } from './write';
-import { toGraph, summarize, metadataPreview, graphStats } from './graph';
+import fc from 'fast-check';
+import { toGraph, toGraphPack, summarize, metadataPreview, graphStats } from './graph';
+import { packGraph } from '../graph/pack';
+import { packContents } from '../graph/pack.test-util';
+import { resnetLikeCircle } from '../../../test/support/circle-synthetic';
 import { sampleModel, opcode, operator, options, tensor, f32 } from './testing';
 import type { CircleModel } from './model';
 import { operatorCategory } from './categories';
@@ -119,6 +123,67 @@ describe('toGraph', () => {
     expect(node.type).toBe('MyCustomOp');
     expect(node.category).toBe('Custom');
     expect(node.attributes).toContainEqual({ name: 'custom_options', value: '3 bytes', type: 'bytes' });
+  });
+});
+
+describe('toGraphPack', () => {
+  const same = (m: CircleModel, sg = 0) => expect(packContents(toGraphPack(m, sg))).toEqual(packContents(packGraph(toGraph(m, sg))));
+
+  it('packs what packGraph(toGraph) packs: the sample, a 1,000-operator ResNet-like chain', () => {
+    same(read(write(sampleModel()), 's.circle'));
+    same(read(write(resnetLikeCircle({ operators: 1000, name: 'r' })), 'r.circle'));
+  });
+
+  it('any model: orphan tensors, omitted inputs, repeated inputs, scalar constants, options, IF references, custom ops (property)', () => {
+    // op codes: CONV_2D, ADD, MEAN, IF, a custom op, an index past the table (Unknown)
+    const codes = [opcode(3), opcode(0), opcode(40), opcode(118), opcode(32, 'MyOp')];
+    const opArb = fc.record({
+      code: fc.integer({ min: 0, max: codes.length }),
+      inputs: fc.array(fc.integer({ min: -1, max: 11 }), { maxLength: 4 }),
+      outputs: fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 2 }),
+      padding: fc.integer({ min: 0, max: 1 }),
+      activation: fc.integer({ min: 0, max: 3 }),
+    });
+    const tensorArb = fc.record({
+      shape: fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }),
+      dynamic: fc.boolean(),
+      type: fc.constantFrom(0, 1, 2, 3, 9),
+      data: fc.boolean(),
+      name: fc.constantFrom('a', 'b', 'block/x', '\u4e2d', ''),
+    });
+    let packed = 0;
+    fc.assert(
+      fc.property(fc.array(tensorArb, { minLength: 12, maxLength: 12 }), fc.array(opArb, { maxLength: 8 }), fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }), fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }), (ts, ops, ins, outs) => {
+        const m = sampleModel();
+        m.operatorCodes = codes;
+        m.buffers = [{ data: null, offset: 0, size: 0 }, ...ts.map((t) => ({ data: t.data ? f32(new Array(Math.max(1, t.shape.reduce((a, b) => a * b, 1))).fill(0.5)) : null, offset: 0, size: 0 }))];
+        const sg = m.subgraphs[0]!;
+        sg.tensors = ts.map((t, i) => tensor(t.name ? `${t.name}${i % 3}` : '', t.shape, { type: t.type, buffer: i + 1, shapeSignature: t.dynamic && t.shape.length ? [-1, ...t.shape.slice(1)] : null }));
+        sg.inputs = ins;
+        sg.outputs = outs;
+        sg.operators = ops.map((o) =>
+          operator(o.code, o.inputs, o.outputs, {
+            builtinOptions:
+              o.code === 0 ? options(1, 'Conv2DOptions', { padding: o.padding, stride_w: 1 + o.padding, stride_h: 1, fused_activation_function: o.activation, dilation_w_factor: 1, dilation_h_factor: 1, quantized_bias_type: 0 })
+              : o.code === 1 ? options(11, 'AddOptions', { fused_activation_function: o.activation, pot_scale_int16: true })
+              : o.code === 3 ? options(92, 'IfOptions', { then_subgraph_index: 1, else_subgraph_index: o.padding })
+              : null,
+            customOptions: o.code === 4 ? new Uint8Array([1, 2]) : null,
+          }),
+        );
+        m.signatureDefs = [];
+        let model: CircleModel;
+        try {
+          model = read(write(m), 'p.circle');
+        } catch {
+          return; // an index past the op-code table is refused by the reader: nothing to pack
+        }
+        same(model);
+        packed++;
+      }),
+      { numRuns: 150 },
+    );
+    expect(packed).toBeGreaterThan(50);
   });
 });
 

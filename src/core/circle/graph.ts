@@ -8,6 +8,8 @@ import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
 import { builtinOperatorName, dtypeName, enumValueName, operatorType, tensorTypeString } from './names';
 import { CIRCLE_SCHEMA } from './schema-table';
+import type { SchemaField } from './fbs-schema';
+import { PackBuilder, shapeText, type GraphPack } from '../graph/pack';
 import { readFloat16LE } from '../fp16';
 
 const CUSTOM = 32;
@@ -95,6 +97,30 @@ function inNode(a: GraphAttribute, shown: boolean): GraphAttribute {
   return a;
 }
 
+/** A field holding a subgraph index (`then_subgraph_index` ...): a reference, never drawn in the node. */
+function isSubgraphField(f: SchemaField, v: OptionValue): v is number {
+  return f.name.endsWith('_subgraph_index') && typeof v === 'number';
+}
+
+/** Whether Netron would draw the field in the node box: its value differs from the schema default. */
+function shownInNode(f: SchemaField, v: OptionValue): boolean {
+  if (isSubgraphField(f, v)) return false;
+  if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') return v !== f.default;
+  if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) return v.length > 0;
+  if (f.vector || f.type.kind === 'string') return (Array.isArray(v) || typeof v === 'string') && v.length > 0;
+  return f.type.kind === 'scalar' ? v !== f.default : v !== null;
+}
+
+/** One options field as a formatted attribute (enums by name). */
+function fieldAttribute(f: SchemaField, v: OptionValue): GraphAttribute {
+  if (isSubgraphField(f, v)) return { name: f.name, value: graphId(v), type: 'subgraph' };
+  if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') return { name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' };
+  if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) return { name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' };
+  const base = f.type.base;
+  const type = f.type.kind === 'string' ? 'string' : f.type.kind === 'table' || f.type.kind === 'union' ? 'table' : base === 'bool' ? 'bool' : base === 'float' || base === 'double' ? 'float' : 'int';
+  return { name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type };
+}
+
 /** Every field of an options union value as a formatted attribute (enums by name); non-default ones are marked `inNode`. */
 export function optionAttributes(u: UnionValue): GraphAttribute[] {
   const def = CIRCLE_SCHEMA.tables[u.name];
@@ -107,21 +133,21 @@ export function optionAttributes(u: UnionValue): GraphAttribute[] {
     if (f.deprecated) continue;
     const v = u.fields[f.name];
     if (v === undefined) continue;
-    if (f.name.endsWith('_subgraph_index') && typeof v === 'number') {
-      out.push({ name: f.name, value: graphId(v), type: 'subgraph' });
-    } else if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') {
-      out.push(inNode({ name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' }, v !== f.default));
-    } else if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) {
-      out.push(inNode({ name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' }, v.length > 0));
-    } else {
-      const base = f.type.base;
-      const type =
-        f.type.kind === 'string' ? 'string' : f.type.kind === 'table' || f.type.kind === 'union' ? 'table' : base === 'bool' ? 'bool' : base === 'float' || base === 'double' ? 'float' : 'int';
-      const shown = f.vector || f.type.kind === 'string' ? (Array.isArray(v) || typeof v === 'string') && v.length > 0 : f.type.kind === 'scalar' ? v !== f.default : v !== null;
-      out.push(inNode({ name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type }, shown));
-    }
+    out.push(inNode(fieldAttribute(f, v), shownInNode(f, v)));
   }
   return out;
+}
+
+/** The in-node attributes of an options union value (what `optionAttributes` marks `inNode`), formatted only for those. */
+function inNodeAttributes(u: UnionValue | null, add: (name: string, value: string) => void): void {
+  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
+  if (!u || !def) return;
+  for (const f of def.fields) {
+    if (f.deprecated) continue;
+    const v = u.fields[f.name];
+    if (v === undefined || !shownInNode(f, v)) continue;
+    add(f.name, fieldAttribute(f, v).value);
+  }
 }
 
 function subgraphRefs(u: UnionValue | null): string[] {
@@ -280,6 +306,106 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
     if (!constant(t)) edge(t, at);
   });
   return { id: graphId(subgraphIndex), name: subgraphName(model, subgraphIndex), nodes, edges, stats: { nodes: sg.operators.length, edges: edges.length } };
+}
+
+/**
+ * `packGraph(toGraph(model, subgraphIndex))` written straight from the model: the same nodes in the
+ * same order, the same edges, constants and in-node attributes (a test holds the two equal on
+ * every sample), without building the Graph's node, port and attribute objects first. The view
+ * asks for this; the Graph itself is built when the side panel, find or a partition needs it.
+ */
+export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPack {
+  const sg: CircleSubGraph | undefined = model.subgraphs[subgraphIndex];
+  if (!sg) throw new RangeError(`subgraph ${subgraphIndex} does not exist (the model has ${model.subgraphs.length})`);
+  const tensors = sg.tensors;
+  const nt = tensors.length;
+  const isGraphInput = new Uint8Array(nt);
+  for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
+  const isConstant = new Uint8Array(nt);
+  for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
+  const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2);
+  const st = b.strings;
+  // per tensor, once: its name and type text as string ids
+  const nameId = new Int32Array(nt).fill(-1);
+  const labelId = new Int32Array(nt).fill(-1);
+  const nameOf = (t: number): number => (nameId[t]! >= 0 ? nameId[t]! : (nameId[t] = st.append(tensors[t]!.name)));
+  const labelOf = (t: number): number => {
+    if (labelId[t]! < 0) {
+      const x = tensors[t]!;
+      labelId[t] = st.add(tensorTypeString(x.type, x.shape, x.shapeSignature));
+    }
+    return labelId[t]!;
+  };
+  const source = new Int32Array(nt).fill(-1);
+  const inputType = st.add('Input');
+  const outputType = st.add('Output');
+
+  for (const t of sg.inputs) {
+    if (t < 0 || t >= nt || source[t] !== -1) continue;
+    source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+  }
+  // per op code, once: type, category, input roles
+  const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; custom: boolean }>();
+  const opNode = new Int32Array(sg.operators.length);
+  for (let i = 0; i < sg.operators.length; i++) {
+    const op = sg.operators[i]!;
+    let code = byCode.get(op.opcodeIndex);
+    if (!code) {
+      const oc = model.operatorCodes[op.opcodeIndex];
+      const builtin = oc ? builtinOperatorName(oc.code) : `Unknown(opcode_index ${op.opcodeIndex})`;
+      const custom = !!oc && oc.code === CUSTOM;
+      const typeText = operatorType(model, op.opcodeIndex);
+      code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], custom };
+      byCode.set(op.opcodeIndex, code);
+    }
+    let firstOut = -1;
+    for (const t of op.outputs) if (t >= 0 && t < nt) { firstOut = t; break; }
+    const node = b.node(st.append(`op:${i}`), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
+    for (let k = 0; k < op.inputs.length; k++) {
+      const t = op.inputs[k]!;
+      if (t < 0 || t >= nt || !isConstant[t]) continue;
+      const x = tensors[t]!;
+      const sig = x.shapeSignature;
+      const shape = sig && sig.length === x.shape.length ? x.shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : x.shape;
+      const value = shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
+      b.constant(st.add(code.roles[k] ?? String(k)), st.add(shapeText(shape)), st.add(dtypeName(x.type)), st.add(value ?? ''));
+    }
+    const attr = (name: string, value: string) => b.attribute(st.add(name), st.add(value));
+    inNodeAttributes(op.builtinOptions, attr);
+    inNodeAttributes(op.builtinOptions2, attr);
+    const refs = op.builtinOptions || op.builtinOptions2 ? [...subgraphRefs(op.builtinOptions), ...subgraphRefs(op.builtinOptions2)] : [];
+    b.subgraphRefs(node, refs);
+    opNode[i] = node;
+    for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
+  }
+  const sourceOf = (t: number): number => {
+    if (source[t] === -1) {
+      source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+      }
+    return source[t]!;
+  };
+  let edges = 0;
+  const edge = (t: number, to: number) => {
+    // named as its tensor: the string its source node (named by the same tensor) holds already
+    b.edge(sourceOf(t), to, t, nameOf(t), labelOf(t));
+    edges++;
+  };
+  // one edge per (tensor, consumer): a tensor read twice by an op counts once (seen: the op that last read it)
+  const seenBy = new Int32Array(nt).fill(-1);
+  for (let i = 0; i < sg.operators.length; i++) {
+    for (const t of sg.operators[i]!.inputs) {
+      if (t < 0 || t >= nt || seenBy[t] === i || isConstant[t]) continue;
+      seenBy[t] = i;
+      edge(t, opNode[i]!);
+    }
+  }
+  for (let k = 0; k < sg.outputs.length; k++) {
+    const t = sg.outputs[k]!;
+    if (t < 0 || t >= nt) continue;
+    const at = b.node(st.append(`out:${k}`), 'output', outputType, nameOf(t), 'Output', t);
+    if (!isConstant[t]) edge(t, at);
+  }
+  return b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges });
 }
 
 /** The stats `toGraph` would give, counted without building the graph. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { copyPack, decodeStrings, packBuffers, packedNodeRows, packGraph, shapeText, unpackGraph, unpackGraphSliced, CATEGORIES } from './pack';
+import { copyPack, decodeStrings, packBuffers, packedNodeRows, packGraph, shapeText, unpackGraph, unpackGraphSliced, CATEGORIES, StringTableBuilder } from './pack';
 import { resnetGraph, transformerGraph } from './synthetic';
 import type { Graph, GraphConstant, GraphNode, NodeKind } from './model';
 
@@ -65,6 +65,12 @@ describe('graph pack', () => {
     ]);
     expect(s[p.constShape[0]!]).toBe('8\u00d71\u00d71\u00d78');
     expect(shapeText([-1, 3])).toBe('?\u00d73');
+  });
+
+  it('a lone surrogate reads back as U+FFFD and every string after it stays whole', () => {
+    const st = new StringTableBuilder();
+    const ids = ['a\ud800b', '\u4e2d\ud83d\ude00', 'x\udc00', 'tail'].map((t) => st.add(t));
+    expect(ids.map((i) => decodeStrings(st.finish())[i])).toEqual(['a\ufffdb', '\u4e2d\ud83d\ude00', 'x\ufffd', 'tail']);
   });
 
   it('interns strings: a repeated type or label is stored once; unique ids and names are stored as they come', () => {
