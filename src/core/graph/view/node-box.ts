@@ -165,6 +165,24 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
     return w;
   };
   const titleW = new Map<number, number>();
+  // a constant's row from its four pack strings, made once per distinct four (a model has few:
+  // every `filter ⟨8×1×1×8⟩` of a network is the same row)
+  const constRows = new Map<string, { kind: number; bold: number; text: number; tip: number }>();
+  const constantRow = (nameRef: number, shapeRef: number, dtypeRef: number, valueRef: number) => {
+    const key = `${nameRef},${shapeRef},${dtypeRef},${valueRef}`;
+    let row = constRows.get(key);
+    if (!row) {
+      const name = strings[nameRef]!, shape = strings[shapeRef]!, value = strings[valueRef]!;
+      const tip = texts.add(`${name}: ${typeText(strings[dtypeRef]!, shape)}${value ? ` = ${value}` : ''}`);
+      row = value
+        ? // a scalar: `axis = 0`, name not bold (Netron's separator rule)
+          { kind: RowKind.Attribute, bold: -1, text: texts.add(`${name} = ${value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value}`), tip }
+        : { kind: RowKind.Constant, bold: texts.add(name), text: texts.add(shape ? ` \u27e8${shape}\u27e9` : ''), tip };
+      constRows.set(key, row);
+    }
+    return row;
+  };
+  const attrRows = new Map<string, { text: number; tip: number }>();
   let r = 0;
   for (let i = 0; i < n; i++) {
     const k = p.kind[i]!;
@@ -204,29 +222,28 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
     let taken = 0;
     if (display.weights) {
       for (let c = p.constStart[i]!; c < p.constStart[i + 1]! && taken < shown; c++, taken++) {
-        const shape = strings[p.constShape[c]!]!;
-        const value = strings[p.constValue[c]!]!;
-        rowTip[r] = texts.add(`${strings[p.constName[c]!]!}: ${typeText(strings[p.constDtype[c]!]!, shape)}${value ? ` = ${value}` : ''}`);
-        if (value) {
-          // a scalar: `axis = 0`, name not bold (Netron's separator rule)
-          rowKind[r] = RowKind.Attribute;
-          rowText[r] = texts.add(`${strings[p.constName[c]!]!} = ${value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value}`);
-        } else {
-          rowKind[r] = RowKind.Constant;
-          rowBold[r] = texts.add(strings[p.constName[c]!]!);
-          rowText[r] = texts.add(shape ? ` \u27e8${shape}\u27e9` : '');
-        }
+        const row = constantRow(p.constName[c]!, p.constShape[c]!, p.constDtype[c]!, p.constValue[c]!);
+        rowKind[r] = row.kind;
+        rowBold[r] = row.bold;
+        rowText[r] = row.text;
+        rowTip[r] = row.tip;
         r++;
       }
     }
     if (display.attributes) {
       for (let a = p.attrStart[i]!; a < p.attrStart[i + 1]! && taken < shown; a++, taken++) {
-        const name = strings[p.attrName[a]!]!;
-        const value = strings[p.attrValue[a]!]!;
-        const cut = value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value;
+        const key = `${p.attrName[a]!},${p.attrValue[a]!}`;
+        let row = attrRows.get(key);
+        if (!row) {
+          const name = strings[p.attrName[a]!]!;
+          const value = strings[p.attrValue[a]!]!;
+          const cut = value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value;
+          row = { text: texts.add(`${name} = ${cut}`), tip: texts.add(`${name} = ${value}`) };
+          attrRows.set(key, row);
+        }
         rowKind[r] = RowKind.Attribute;
-        rowText[r] = texts.add(`${name} = ${cut}`);
-        rowTip[r] = texts.add(`${name} = ${value}`);
+        rowText[r] = row.text;
+        rowTip[r] = row.tip;
         r++;
       }
     }
