@@ -7,7 +7,9 @@
  */
 import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { screenshotPath } from './support/studio';
+import { dropFiles, screenshotPath } from './support/studio';
+import { write } from '../src/core/circle/write';
+import { resnetLikeCircle } from '../test/support/circle-synthetic';
 
 async function exportSvg(page: Page): Promise<string> {
   const download = page.waitForEvent('download');
@@ -112,6 +114,22 @@ test.describe('node boxes and edges as Netron draws them', () => {
     expect(labels.length).toBe(3); // two between SPLIT and ADD, one to the output
     const [a, b] = labels.sort((p, q) => p[1]! - q[1]!);
     expect(Math.abs(a![0]! - b![0]!)).toBeGreaterThan(20);
+  });
+
+  test('a big graph is drawn first and its edge labels follow (placed in the layout worker meanwhile)', async ({ page }) => {
+    test.setTimeout(180_000);
+    const operators = 24_000; // 32,000 edges: past the 20,000 from which labels come after the scene
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'big.circle', bytes: write(resnetLikeCircle({ operators, name: 'big' })) }]);
+    await expect(page.getByRole('status')).toContainText(`${operators} nodes`, { timeout: 120_000 });
+    await expect(page.getByRole('button', { name: 'CONV_2D block0/conv', exact: true })).toBeVisible({ timeout: 120_000 });
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('npu:view:labels').length), { timeout: 120_000 }).toBeGreaterThan(0);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: screenshotPath('graph-big-labels') });
+    // the labels are in the scene: the export writes them, clear of the edges
+    const svg = await exportSvg(page);
+    const labels = (svg.match(/<text x="[\d.-]+" y="[\d.-]+">float32\[1,16,16,8\]<\/text>/g) ?? []).length;
+    expect(labels).toBeGreaterThan(operators);
   });
 
   test('edges are smooth curves: a skip connection bends as one curve', async ({ page }) => {

@@ -5,7 +5,7 @@
  * keeps (Blobs, not copies), and the user is told.
  */
 import * as Comlink from 'comlink';
-import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView, DisplayOptions } from '../worker/api';
+import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView, DisplayOptions, SceneLabels } from '../worker/api';
 import { packBuffers } from '../core/graph/pack';
 import { fromWorker } from './errors';
 
@@ -113,12 +113,18 @@ export class LayoutWorkerClient {
 
   /** layout plus the renderer's scene, both in the worker */
   /** the pack's buffers are transferred to the worker (the caller must not use them afterwards) */
-  async prepareView(pack: GraphPack, options: LayoutOptions, display: DisplayOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView> {
+  async prepareView(
+    pack: GraphPack,
+    options: LayoutOptions,
+    display: DisplayOptions,
+    onProgress?: (phase: string, fraction: number) => void,
+    onLabels?: (labels: SceneLabels) => void,
+  ): Promise<PreparedView> {
     const api = this.ensure();
     return await new Promise<PreparedView>((resolve, reject) => {
       this.pendingReject = reject;
       api
-        .prepareView(Comlink.transfer(pack, packBuffers(pack)), options, display, onProgress ? Comlink.proxy(onProgress) : undefined)
+        .prepareView(Comlink.transfer(pack, packBuffers(pack)), options, display, onProgress ? Comlink.proxy(onProgress) : undefined, onLabels ? Comlink.proxy(onLabels) : undefined)
         .then(resolve, (e: unknown) => reject(fromWorker(e)))
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;

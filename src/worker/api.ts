@@ -15,7 +15,7 @@ import type { TextEdit } from '../core/text-edit';
 import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from '../core/partition/assist';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { GraphPack } from '../core/graph/pack';
-import type { SceneData } from '../core/graph/view/scene';
+import type { SceneData, SceneLabels } from '../core/graph/view/scene';
 import type { DisplayOptions } from '../core/graph/view/node-box';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
@@ -30,7 +30,7 @@ import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/dif
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
-export type { GraphPack, SceneData, DisplayOptions };
+export type { GraphPack, SceneData, SceneLabels, DisplayOptions };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -215,10 +215,22 @@ export interface ModelWorkerApi {
 export interface PreparedView {
   layout: GraphLayout;
   scene: SceneData;
+  /** the scene has no edge labels yet: they follow (`onLabels` of prepareView) */
+  labelsLater?: boolean;
 }
 
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
-  /** node boxes for the display choice, layout and scene of a packed graph (the pack is transferred in) */
-  prepareView(pack: GraphPack, options: LayoutOptions, display: DisplayOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
+  /**
+   * Node boxes for the display choice, layout and scene of a packed graph (the pack is transferred
+   * in). Given `onLabels`, a big graph's scene comes back without its edge labels, which are placed
+   * right after and handed to `onLabels` (the graph is drawn meanwhile).
+   */
+  prepareView(
+    pack: GraphPack,
+    options: LayoutOptions,
+    display: DisplayOptions,
+    onProgress?: (phase: string, fraction: number) => void,
+    onLabels?: (labels: SceneLabels) => void,
+  ): Promise<PreparedView>;
 }

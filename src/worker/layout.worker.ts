@@ -7,7 +7,8 @@
  */
 import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
-import { prepareView, sceneBuffers, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
+import { copyLabelGround, labelBuffers, prepareView, sceneBuffers, sceneLabels, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
+import { decodeStrings } from '../core/graph/pack';
 import type { LayoutWorkerApi } from './api';
 import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
@@ -38,6 +39,13 @@ function throttled(onProgress?: (phase: string, fraction: number) => void): Layo
   };
 }
 
+/**
+ * From this many edges, a view's edge labels are placed after its scene is sent (the graph is drawn
+ * while they are placed, a few hundred milliseconds at 100,000 operators); smaller graphs get
+ * their labels in the one answer.
+ */
+const LABELS_LATER_EDGES = 20_000;
+
 let measurer: TextMeasurer | null | undefined;
 function workerMeasurer(): TextMeasurer | null {
   if (measurer === undefined) {
@@ -51,11 +59,24 @@ const api: LayoutWorkerApi = {
     const result = layout(input, options, throttled(onProgress));
     return Comlink.transfer(result, layoutBuffers(result));
   },
-  async prepareView(pack, options, display, onProgress) {
+  async prepareView(pack, options, display, onProgress, onLabels) {
     const t0 = performance.now();
-    const { layout: result, scene } = prepareView(pack, display, options, sceneMeasuresFrom(workerMeasurer()), throttled(onProgress));
+    const measures = sceneMeasuresFrom(workerMeasurer());
+    const later = onLabels !== undefined && pack.edgeFrom.length >= LABELS_LATER_EDGES;
+    const strings = decodeStrings(pack.strings);
+    const { layout: result, scene } = prepareView(pack, display, options, measures, throttled(onProgress), strings, !later);
     performance.measure('npu:prepare-view', { start: t0, end: performance.now() });
-    return Comlink.transfer({ layout: result, scene }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
+    if (later) {
+      // the scene leaves now (transferred); the labels are placed on copies of what they read
+      const kept = copyLabelGround(scene, result);
+      setTimeout(() => {
+        const t1 = performance.now();
+        const labels = sceneLabels(pack, strings, kept.layout, kept.ground, measures);
+        performance.measure('npu:edge-labels', { start: t1, end: performance.now() });
+        void onLabels(Comlink.transfer(labels, labelBuffers(labels)));
+      }, 0);
+    }
+    return Comlink.transfer({ layout: result, scene, labelsLater: later }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
   },
 };
 

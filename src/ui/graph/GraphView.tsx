@@ -16,7 +16,7 @@ import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
 import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, type SceneMeasures } from '../../core/graph/view/scene';
 import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
-import { preparedSceneFor } from './prepared';
+import { onSceneLabels, preparedSceneFor } from './prepared';
 
 export interface GraphViewProps {
   graph: Graph;
@@ -228,6 +228,16 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const requestDraw = useCallback(() => {
     if (!rafRef.current) rafRef.current = requestAnimationFrame(draw);
   }, [draw]);
+
+  // a big graph's edge labels arrive after its scene (prepared.ts): into this view's scene, then drawn
+  useEffect(
+    () =>
+      onSceneLabels(layout, (labels) => {
+        Object.assign(scene, labels);
+        requestDraw();
+      }),
+    [layout, scene, requestDraw],
+  );
 
   // ---------------------------------------------------------------- transforms
   const applyTransform = useCallback((t: ZoomTransform) => {

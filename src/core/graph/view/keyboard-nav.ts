@@ -84,7 +84,19 @@ export function buildNavIndex(
   const cmp = (a: number, b: number) => across[a]! - across[b]! || a - b;
   for (let r = 0; r < ranks; r++) {
     const s = rankStart[r]!, e = rankStart[r + 1]!;
-    if (e - s > 1) order.subarray(s, e).sort(cmp);
+    if (e - s > 16) order.subarray(s, e).sort(cmp);
+    else {
+      // insertion sort: most ranks hold a handful of nodes, where a sort() call costs more than the sorting
+      for (let q = s + 1; q < e; q++) {
+        const v = order[q]!;
+        let j = q;
+        while (j > s && cmp(order[j - 1]!, v) > 0) {
+          order[j] = order[j - 1]!;
+          j--;
+        }
+        order[j] = v;
+      }
+    }
   }
   const orderPos = new Uint32Array(nodeCount);
   for (let p = 0; p < nodeCount; p++) orderPos[order[p]!] = p;

@@ -30,7 +30,7 @@ export interface SceneData {
   /** edge of each flattened point */
   pointEdge: Uint32Array;
   nav: NavIndex;
-  /** edge label: pack string index (-1 none or dropped), fit, left end and vertical middle (graph units) */
+  /** edge label: pack string index (-1 none or dropped), fit, left end and vertical middle (graph units); see SceneLabels */
   edgeLabelRef: Int32Array;
   edgeLabelFit: Uint32Array;
   edgeLabelX: Float64Array;
@@ -58,8 +58,27 @@ export interface SceneMeasures extends BoxMeasures {
 /** Edge labels are kept under this width (graph units). */
 export const EDGE_LABEL_MAX = 120;
 
-/** The scene of a laid-out graph (the boxes must be the ones the layout was made from). */
-export function buildSceneData(p: GraphPack, strings: readonly string[], layout: GraphLayout, boxes: NodeBoxes, display: DisplayOptions, measures: SceneMeasures): SceneData {
+/** The edge labels of a scene: which label each edge shows (pack string and fit) and where. */
+export interface SceneLabels {
+  /** pack string index (-1: none, or no free place) */
+  edgeLabelRef: Int32Array;
+  edgeLabelFit: Uint32Array;
+  /** left end and vertical middle (graph units) */
+  edgeLabelX: Float64Array;
+  edgeLabelY: Float64Array;
+}
+
+/** No label on any of `m` edges (a scene whose labels are being placed). */
+export function noLabels(m: number): SceneLabels {
+  return { edgeLabelRef: new Int32Array(m).fill(-1), edgeLabelFit: new Uint32Array(m), edgeLabelX: new Float64Array(m).fill(NaN), edgeLabelY: new Float64Array(m).fill(NaN) };
+}
+
+/**
+ * The scene of a laid-out graph (the boxes must be the ones the layout was made from). With
+ * `labels` false the edge labels are left out (`noLabels`): `sceneLabels` places them afterwards,
+ * so a big graph can be drawn before its labels are placed (the layout worker sends them next).
+ */
+export function buildSceneData(p: GraphPack, strings: readonly string[], layout: GraphLayout, boxes: NodeBoxes, display: DisplayOptions, measures: SceneMeasures, labels = true): SceneData {
   const n = Math.min(p.nodeId.length, layout.x.length);
   const m = Math.min(p.edgeFrom.length, Math.max(0, layout.edgeOffsets.length - 1));
   const flat = flattenEdges(layout.edgePoints, layout.edgeOffsets, m);
@@ -80,7 +99,27 @@ export function buildSceneData(p: GraphPack, strings: readonly string[], layout:
   }
   const nodeGrid = buildGrid(layoutBoxes(layout));
   const { grid: segmentGrid, pointEdge } = buildSegmentGrid(flat, m);
-  // edge label texts: widths and fits per distinct string
+  return {
+    nodeCount: n,
+    edgeCount: m,
+    display,
+    boxes,
+    nodeGrid,
+    flat,
+    segmentGrid,
+    pointEdge,
+    nav: buildNavIndex(n, p.edgeFrom.subarray(0, m), p.edgeTo.subarray(0, m), layout),
+    ...(labels ? sceneLabels(p, strings, layout, { edgeCount: m, nodeGrid, flat, segmentGrid }, measures) : noLabels(m)),
+    minX, minY, maxX, maxY,
+  };
+}
+
+/** What placing the edge labels reads of a scene. */
+export type LabelGround = Pick<SceneData, 'edgeCount' | 'nodeGrid' | 'flat' | 'segmentGrid'>;
+
+/** The edge labels: texts fitted once per distinct string, placed clear of nodes, labels and edges. */
+export function sceneLabels(p: GraphPack, strings: readonly string[], layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>, ground: LabelGround, measures: SceneMeasures): SceneLabels {
+  const m = ground.edgeCount;
   const labelW = new Map<number, number>();
   const labelFit = new Map<number, number>();
   const edgeLabelRef = new Int32Array(m).fill(-1);
@@ -104,27 +143,26 @@ export function buildSceneData(p: GraphPack, strings: readonly string[], layout:
     edgeCount: m,
     width: (e) => (edgeLabelRef[e]! >= 0 ? labelW.get(edgeLabelRef[e]!)! : 0),
     textHeight: EDGE_LABEL_FONT_SIZE + 2,
-    nodeGrid,
-    flat,
-    segmentGrid,
+    nodeGrid: ground.nodeGrid,
+    flat: ground.flat,
+    segmentGrid: ground.segmentGrid,
   });
   for (let e = 0; e < m; e++) if (Number.isNaN(placed.x[e]!)) edgeLabelRef[e] = -1;
+  return { edgeLabelRef, edgeLabelFit, edgeLabelX: placed.x, edgeLabelY: placed.y };
+}
+
+/** A copy of what `sceneLabels` reads (the originals can then be transferred away). */
+export function copyLabelGround(g: LabelGround, layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>): { ground: LabelGround; layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'> } {
+  const grid = (s: SpatialGrid): SpatialGrid => ({ ...s, start: s.start.slice(), items: s.items.slice(), stamp: s.stamp.slice() });
   return {
-    nodeCount: n,
-    edgeCount: m,
-    display,
-    boxes,
-    nodeGrid,
-    flat,
-    segmentGrid,
-    pointEdge,
-    nav: buildNavIndex(n, p.edgeFrom.subarray(0, m), p.edgeTo.subarray(0, m), layout),
-    edgeLabelRef,
-    edgeLabelFit,
-    edgeLabelX: placed.x,
-    edgeLabelY: placed.y,
-    minX, minY, maxX, maxY,
+    ground: { edgeCount: g.edgeCount, nodeGrid: grid(g.nodeGrid), flat: { offsets: g.flat.offsets.slice(), points: g.flat.points.slice() }, segmentGrid: grid(g.segmentGrid) },
+    layout: { x: layout.x.slice(), y: layout.y.slice(), w: layout.w.slice(), h: layout.h.slice() },
   };
+}
+
+/** Buffers of the labels (for a transfer list). */
+export function labelBuffers(l: SceneLabels): ArrayBuffer[] {
+  return [l.edgeLabelRef, l.edgeLabelFit, l.edgeLabelX, l.edgeLabelY].map((a) => a.buffer as ArrayBuffer);
 }
 
 export interface PreparedScene {
@@ -143,6 +181,7 @@ export function prepareView(
   measures: SceneMeasures,
   onProgress?: LayoutProgress,
   given?: readonly string[],
+  labels = true,
 ): PreparedScene {
   // progress reports name the phase that just ended (as the layout's do)
   const strings = given ?? decodeStrings(p.strings);
@@ -151,7 +190,7 @@ export function prepareView(
   onProgress?.('boxes', 0);
   const layout = layoutGraph({ widths: boxes.widths, heights: boxes.heights, edgeFrom: p.edgeFrom, edgeTo: p.edgeTo }, options, onProgress);
   onProgress?.('scene', 0.95);
-  const scene = buildSceneData(p, strings, layout, boxes, display, measures);
+  const scene = buildSceneData(p, strings, layout, boxes, display, measures, labels);
   onProgress?.('ready', 1);
   return { layout, scene };
 }
