@@ -6,7 +6,7 @@ import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { InputFile } from '../worker/api';
-import { copyPack, unpackGraphSliced } from '../core/graph/pack';
+import { unpackGraphSliced } from '../core/graph/pack';
 import { useLayout } from './shell/layout';
 import { applySceneLabels, registerPreparedScene } from './graph/prepared';
 import type { GraphLayout } from '../core/graph/layout-types';
@@ -145,6 +145,8 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
     });
     if (seq !== layoutSeq) return;
     updateDoc(docId, { view: { graphId, graph, layout: result, direction: dir }, loading: null });
+    // the model worker builds the whole graph now (node details, find), while the view is drawn
+    void model.api.warmGraph(doc.workerDocId, graphId).catch(() => undefined);
   } catch (e) {
     if (e instanceof LayoutCancelled) {
       if (seq === layoutSeq) updateDoc(docId, { loading: null });
@@ -163,11 +165,11 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
 export async function prepareGraphView(workerDocId: string, graphId: string, direction: Direction, onProgress?: (phase: string, fraction: number) => void) {
   const { model, layout } = workers();
   const t0 = performance.now();
-  const { pack } = await model.api.packedGraphForView(workerDocId, graphId);
+  const { pack, forLayout } = await model.api.packedGraphForView(workerDocId, graphId);
   const t1 = performance.now();
   const { attributes, weights, names } = useLayout.getState();
   const display = { attributes, weights, names };
-  // the layout worker gets a copy (transferred) and starts at once; this thread unpacks its own in slices meanwhile
+  // the layout worker gets the model worker's copy (transferred on) and starts at once; this thread unpacks its own in slices meanwhile
   onProgress?.('layout', 0);
   // a big graph's edge labels come after its scene: kept until the scene is registered, then put in
   let labelsFor: GraphLayout | null = null;
@@ -176,7 +178,7 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
     if (labelsFor) applySceneLabels(labelsFor, labels);
     else early = labels;
   };
-  const preparing = layout.prepareView(copyPack(pack), { direction, nodesep: 20, ranksep: 30 }, display, onProgress, onLabels);
+  const preparing = layout.prepareView(forLayout, { direction, nodesep: 20, ranksep: 30 }, display, onProgress, onLabels);
   const unpacked = unpackGraphSliced(pack, nextTask);
   const [prepared, { graph, strings }] = await Promise.all([preparing, unpacked]);
   performance.measure('npu:view:graph-request', { start: t0, end: t1 });

@@ -168,8 +168,17 @@ export interface ModelWorkerApi {
   open(files: InputFile[]): Promise<OpenResult>;
   close(docId: string): Promise<void>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
-  /** the same graph packed in typed arrays (transferred: cheap to receive on the UI thread); the layout worker sizes the boxes */
-  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack }>;
+  /**
+   * The same graph packed in typed arrays (transferred: cheap to receive on the UI thread), twice:
+   * `pack` for the UI, `forLayout` for the UI to pass on to the layout worker, which sizes the
+   * boxes (copied here, so the UI thread copies nothing).
+   */
+  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; forLayout: GraphPack }>;
+  /**
+   * Builds (and caches) the graph behind a view packed straight from its model, so the side
+   * panel, find and partitions find it ready; the UI asks once the view is drawn.
+   */
+  warmGraph(docId: string, graphId: string): Promise<void>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;

@@ -12,18 +12,12 @@ import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
 import { toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
-import { packBuffers, packGraph } from '../core/graph/pack';
+import { copyPack, packBuffers, packGraph } from '../core/graph/pack';
 import * as Comlink from 'comlink';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
-
-/**
- * When a graph was packed straight from the model, its Graph is built this long after (the layout
- * worker has the other core meanwhile; a click on a node before then waits for the build).
- */
-const GRAPH_AFTER_PACK_MS = 1500;
 
 interface Entry {
   doc: OpenedDocument;
@@ -119,19 +113,18 @@ export function createModelService(): ModelWorkerApi {
     async packedGraphForView(docId, graphId) {
       const t0 = performance.now();
       const svc = graphs(docId);
-      // a format that packs straight from its model does so; the Graph is built a moment later
-      // (below), off the view's critical path, for the panel, find and partitions
+      // a format that packs straight from its model does so; the Graph is built when the view is
+      // drawn (warmGraph), off the view's critical path, for the panel, find and partitions
       const pack = svc.pack ? svc.pack(graphId) : packGraph(svc.graph(graphId));
+      const forLayout = copyPack(pack);
       performance.measure('npu:graph:pack', { start: t0, end: performance.now() });
-      if (svc.pack) {
-        setTimeout(() => {
-          if (!docs.has(docId)) return;
-          const t = performance.now();
-          svc.graph(graphId);
-          performance.measure('npu:graph:build', { start: t, end: performance.now() });
-        }, GRAPH_AFTER_PACK_MS);
-      }
-      return Comlink.transfer({ pack }, packBuffers(pack));
+      return Comlink.transfer({ pack, forLayout }, [...packBuffers(pack), ...packBuffers(forLayout)]);
+    },
+    async warmGraph(docId, graphId) {
+      if (!docs.has(docId)) return;
+      const t = performance.now();
+      graphs(docId).graph(graphId);
+      performance.measure('npu:graph:build', { start: t, end: performance.now() });
     },
     async nodeDetails(docId, graphId, nodeIndex) {
       return graphs(docId).nodeDetails(graphId, nodeIndex);
