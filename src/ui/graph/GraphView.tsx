@@ -137,7 +137,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   /** the hover tooltip (a constant input's dtype, an attribute's whole value, an edge's tensor), updated without re-rendering */
   const tipRef = useRef<HTMLDivElement>(null);
 
-  const [focus, setFocus] = useState<number | null>(() => initialFocus(scene.nav, selected, graph.nodes.map((n) => n.kind)));
+  const [focus, setFocus] = useState<number | null>(() => initialFocus(scene.nav, selected, (i) => graph.nodes[i]!.kind));
   const [overlay, setOverlay] = useState<number[]>([]);
   const [focusInside, setFocusInside] = useState(false);
 
@@ -462,7 +462,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       } else requestDraw();
       return;
     }
-    setFocus(initialFocus(scene.nav, live.current.selected, scene.graph.nodes.map((n) => n.kind)));
+    setFocus(initialFocus(scene.nav, live.current.selected, (i) => scene.graph.nodes[i]!.kind));
     userMovedRef.current = false;
     if (sizeRef.current.width > 0 && sizeRef.current.height > 0) {
       needsFitRef.current = false;

@@ -43,6 +43,7 @@ describe('keyboard navigation', () => {
   it('lands first on the selection, else the first input', () => {
     expect(initialFocus(nav, 3)).toBe(3);
     expect(initialFocus(nav, null, graph.nodes.map((n) => n.kind))).toBe(0);
+    expect(initialFocus(nav, null, (i) => graph.nodes[i]!.kind)).toBe(0);
     expect(initialFocus(buildNavIndex(0, [], [], { x: new Float64Array(0), y: new Float64Array(0), rank: new Uint32Array(0), direction: 'TB' }), null)).toBeNull();
   });
 });

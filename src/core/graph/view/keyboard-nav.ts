@@ -132,12 +132,13 @@ export function navTarget(nav: NavIndex, current: number, key: NavKey): number |
 }
 
 /** The node that Tab lands on first: the selection if any, else the first graph input, else the first node. */
-export function initialFocus(nav: NavIndex, selected: number | null, kinds?: ReadonlyArray<string>): number | null {
+export function initialFocus(nav: NavIndex, selected: number | null, kinds?: ReadonlyArray<string> | ((node: number) => string)): number | null {
   const n = nav.order.length;
   if (n === 0) return null;
   if (selected !== null && selected >= 0 && selected < n) return selected;
   if (kinds) {
-    for (let p = 0; p < n; p++) if (kinds[nav.order[p]] === 'input') return nav.order[p];
+    const kind = typeof kinds === 'function' ? kinds : (i: number) => kinds[i];
+    for (let p = 0; p < n; p++) if (kind(nav.order[p]) === 'input') return nav.order[p];
   }
   return nav.order[0];
 }
