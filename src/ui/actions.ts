@@ -128,6 +128,8 @@ async function reopenAll() {
 }
 
 let layoutSeq = 0;
+/** how long after a view is shown its whole graph is built in the model worker */
+const WARM_GRAPH_AFTER_MS = 1000;
 
 /** Builds the graph in the model worker, lays it out in the layout worker, shows it. */
 export async function showGraph(docId: string, graphId: string, direction?: Direction) {
@@ -145,8 +147,9 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
     });
     if (seq !== layoutSeq) return;
     updateDoc(docId, { view: { graphId, graph, layout: result, direction: dir }, loading: null });
-    // the model worker builds the whole graph now (node details, find), while the view is drawn
-    void model.api.warmGraph(doc.workerDocId, graphId).catch(() => undefined);
+    // the model worker builds the whole graph (node details, find) once the view is drawn and its
+    // labels are in (a click before then builds it on the spot)
+    setTimeout(() => void model.api.warmGraph(doc.workerDocId, graphId).catch(() => undefined), WARM_GRAPH_AFTER_MS);
   } catch (e) {
     if (e instanceof LayoutCancelled) {
       if (seq === layoutSeq) updateDoc(docId, { loading: null });
