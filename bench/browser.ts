@@ -167,7 +167,7 @@ async function openAndTime(page: Page, input: string, file: string, app: 'ours' 
         // ours: the canvas drew a frame and the status bar names this graph's operator count;
         // Netron: its graph's SVG is shown (body class `default`)
         const isPainted = app === 'ours'
-          ? () => (w.__npuGraphStats?.framesDrawn ?? 0) > 0 && (document.querySelector('[role=status]')?.textContent ?? '').includes(`${operators} nodes`)
+          ? () => (w.__npuGraphStats?.framesDrawn ?? 0) > 0 && /\b(\d[\d,]*) nodes/.exec(document.querySelector('[role=status]')?.textContent ?? '')?.[1]?.replace(/,/g, '') === String(operators)
           : () => document.body.classList.contains('default') && document.querySelector('#canvas .node') !== null;
         const started = performance.now();
         const poll = () => {
@@ -184,6 +184,10 @@ async function openAndTime(page: Page, input: string, file: string, app: 'ours' 
 }
 
 async function dropOurs(page: Page, file: string, operators: number, beforeDrop?: () => Promise<void>): Promise<DropFigures> {
+  // the studio reopens the tabs of the last load (kept in IndexedDB): every open starts from none
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.clearDataForOrigin', { origin: server.url, storageTypes: 'indexeddb' });
+  await cdp.detach();
   await page.goto(`${server.url}/?sample=none`);
   await watchLongTasks(page);
   await page.evaluate(() => delete (window as unknown as { __npuGraphStats?: unknown }).__npuGraphStats);

@@ -33,7 +33,7 @@ test.describe('node boxes and edges as Netron draws them', () => {
   test('constant inputs in the box with their type on hover; attributes, weights and names toggled by keys and the palette, kept in the hash', async ({ page }) => {
     await page.goto('/?sample=resnet_like_1000.circle');
     const status = page.getByRole('status');
-    await expect(status).toContainText('1000 nodes');
+    await expect(status).toContainText('1,000 nodes');
     const conv = page.getByRole('button', { name: 'CONV_2D block0/conv', exact: true });
     await expect(conv).toBeVisible();
     await page.screenshot({ path: screenshotPath('graph-display-weights') });
@@ -67,7 +67,7 @@ test.describe('node boxes and edges as Netron draws them', () => {
 
     // a reload keeps the choice (the hash); the palette turns them back on by name
     await page.reload();
-    await expect(status).toContainText('1000 nodes');
+    await expect(status).toContainText('1,000 nodes');
     await expect(page).toHaveURL(/weights=0/);
     await page.keyboard.press('Control+Shift+P');
     const input = page.getByRole('dialog', { name: 'Command palette' }).getByRole('combobox', { name: 'Command' });
@@ -121,7 +121,7 @@ test.describe('node boxes and edges as Netron draws them', () => {
     const operators = 24_000; // 32,000 edges: past the 20,000 from which labels come after the scene
     await page.goto('/?sample=none');
     await dropFiles(page, [{ name: 'big.circle', bytes: write(resnetLikeCircle({ operators, name: 'big' })) }]);
-    await expect(page.getByRole('status')).toContainText(`${operators} nodes`, { timeout: 120_000 });
+    await expect(page.getByRole('status')).toContainText(`${operators.toLocaleString('en')} nodes`, { timeout: 120_000 });
     await expect(page.getByRole('button', { name: 'CONV_2D block0/conv', exact: true })).toBeVisible({ timeout: 120_000 });
     await expect.poll(() => page.evaluate(() => performance.getEntriesByName('npu:view:labels').length), { timeout: 120_000 }).toBeGreaterThan(0);
     await page.waitForTimeout(300);
@@ -134,7 +134,7 @@ test.describe('node boxes and edges as Netron draws them', () => {
 
   test('edges are smooth curves: a skip connection bends as one curve', async ({ page }) => {
     await page.goto('/?sample=resnet_like_1000.circle');
-    await expect(page.getByRole('status')).toContainText('1000 nodes');
+    await expect(page.getByRole('status')).toContainText('1,000 nodes');
     await expect(page.getByRole('button', { name: 'CONV_2D block0/conv', exact: true })).toBeVisible();
     const svg = await exportSvg(page);
     // a skip connection has bend points: it is drawn with cubic pieces, never as a polyline

@@ -3,6 +3,7 @@
  * Works on structure only: buffer bytes are never read (metadata previews read at most 256 bytes
  * of a metadata entry), so a 100 MB model summarises as fast as a 100 kB one.
  */
+import { float32Text, float64Text } from '../tensor-text';
 import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
 import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
@@ -84,6 +85,8 @@ function formatValue(v: OptionValue): string {
       .map(([k, x]) => `${k}: ${formatValue(x)}`)
       .join(', ')}}`;
   }
+  // option floats are float32 in the schema: `0.001`, not `0.0010000000474974513`
+  if (typeof v === 'number' && !Number.isInteger(v)) return float32Text(v);
   return String(v);
 }
 
@@ -182,7 +185,9 @@ function scalarValue(type: number, b: CircleBuffer | undefined): string | null {
     case 10: if (!need(8)) return null; v = dv.getFloat64(0, true); break; // FLOAT64
     default: return null;
   }
-  return typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(7))) : String(v);
+  // floats print the shortest text that reads back as the same value (`0.1`, not `0.10000000149011612`)
+  if (typeof v === 'number' && !Number.isInteger(v)) return type === 10 ? float64Text(v) : float32Text(v);
+  return String(v);
 }
 
 /** The graph of one subgraph: op nodes, input/output markers, one edge per (tensor, consumer). */

@@ -10,7 +10,7 @@
  * worker (fetched on demand with nodeDetails). It carries what node boxes draw: the constant
  * inputs (`GraphNode.constants`) and the attributes marked `inNode`.
  */
-import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphNode, GraphStats, NodeCategory, NodeKind } from './model';
+import type { ChainedLayer, Graph, GraphAttribute, GraphConstant, GraphEdge, GraphNode, GraphStats, NodeCategory, NodeKind } from './model';
 
 const KINDS: NodeKind[] = ['op', 'input', 'output', 'const'];
 export const CATEGORIES: NodeCategory[] = [
@@ -48,6 +48,8 @@ export interface GraphPack {
   group: Int32Array;
   /** nodes with subgraph references: [node index, graph ids] (few) */
   subgraphs: [number, string[]][];
+  /** nodes with layers drawn inside their box (GraphNode.chain): [node index, layers] (few) */
+  chains: [number, ChainedLayer[]][];
   edgeFrom: Uint32Array;
   edgeTo: Uint32Array;
   edgeTensor: Int32Array;
@@ -173,6 +175,7 @@ export class PackBuilder {
   private readonly index: Column<Int32Array>;
   private readonly group: Column<Int32Array>;
   private readonly subgraphs: [number, string[]][] = [];
+  private readonly chains: [number, ChainedLayer[]][] = [];
   private readonly constStart: Column<Uint32Array>;
   private readonly constName = u32(16);
   private readonly constShape = u32(16);
@@ -253,6 +256,11 @@ export class PackBuilder {
     if (graphIds.length) this.subgraphs.push([node, graphIds]);
   }
 
+  /** layers drawn inside the box of `node` (GraphNode.chain) */
+  chain(node: number, layers: ChainedLayer[]): void {
+    if (layers.length) this.chains.push([node, layers]);
+  }
+
   edge(from: number, to: number, tensor: number, name: number, label: number): void {
     this.edgeFrom.push(from);
     this.edgeTo.push(to);
@@ -266,7 +274,7 @@ export class PackBuilder {
       id, name, stats,
       strings: this.strings.finish(),
       nodeId: this.nodeId.finish(), kind: this.kind.finish(), type: this.type.finish(), nodeName: this.nodeName.finish(),
-      category: this.category.finish(), index: this.index.finish(), group: this.group.finish(), subgraphs: this.subgraphs,
+      category: this.category.finish(), index: this.index.finish(), group: this.group.finish(), subgraphs: this.subgraphs, chains: this.chains,
       edgeFrom: this.edgeFrom.finish(), edgeTo: this.edgeTo.finish(), edgeTensor: this.edgeTensor.finish(), edgeName: this.edgeName.finish(), edgeLabel: this.edgeLabel.finish(),
       constStart: this.constStart.finish(), constName: this.constName.finish(), constShape: this.constShape.finish(), constDtype: this.constDtype.finish(), constValue: this.constValue.finish(),
       attrStart: this.attrStart.finish(), attrName: this.attrName.finish(), attrValue: this.attrValue.finish(),
@@ -281,6 +289,7 @@ export function packGraph(graph: Graph): GraphPack {
     const node = graph.nodes[i]!;
     b.node(st.append(node.id), node.kind, st.add(node.type), st.append(node.name), node.category, node.index, node.group === undefined ? -1 : st.add(node.group));
     if (node.subgraphs?.length) b.subgraphRefs(i, node.subgraphs);
+    if (node.chain?.length) b.chain(i, node.chain);
     const cs = node.constants;
     if (cs) for (const x of cs) b.constant(st.add(x.name), st.add(shapeText(x.shape)), st.add(x.dtype), st.add(x.value ?? ''));
     for (const x of node.attributes) if (x.inNode) b.attribute(st.add(x.name), st.add(x.value));
@@ -382,6 +391,7 @@ function fillNodes(p: GraphPack, s: readonly string[], nodes: GraphNode[], from:
     nodes[i] = node;
   }
   for (const [i, ids] of p.subgraphs) if (i >= from && i < to) nodes[i]!.subgraphs = ids;
+  for (const [i, layers] of p.chains) if (i >= from && i < to) nodes[i]!.chain = layers;
 }
 
 function fillEdges(p: GraphPack, s: readonly string[], edges: GraphEdge[], from: number, to: number): void {
@@ -424,6 +434,7 @@ export function copyPack(p: GraphPack): GraphPack {
     nodeId: p.nodeId.slice(), kind: p.kind.slice(), type: p.type.slice(), nodeName: p.nodeName.slice(),
     category: p.category.slice(), index: p.index.slice(), group: p.group.slice(),
     subgraphs: p.subgraphs.map(([i, ids]) => [i, [...ids]]),
+    chains: p.chains.map(([i, layers]) => [i, layers.map((l) => ({ ...l }))]),
     edgeFrom: p.edgeFrom.slice(), edgeTo: p.edgeTo.slice(), edgeTensor: p.edgeTensor.slice(), edgeName: p.edgeName.slice(), edgeLabel: p.edgeLabel.slice(),
     constStart: p.constStart.slice(), constName: p.constName.slice(), constShape: p.constShape.slice(), constDtype: p.constDtype.slice(), constValue: p.constValue.slice(),
     attrStart: p.attrStart.slice(), attrName: p.attrName.slice(), attrValue: p.attrValue.slice(),

@@ -35,7 +35,7 @@ export interface GraphViewProps {
   edgeStyle?: EdgeStyle;
   onSelect(index: number | null): void;
   onHover?(index: number | null): void;
-  /** double click, or Shift+Enter on a focused node */
+  /** double click, Shift+Enter on a focused node, or Enter on a node with a body */
   onActivate?(index: number): void;
   /** accessible name of the view */
   label?: string;
@@ -130,6 +130,20 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     },
     [graph, layout, props.scene],
   );
+  // what a node's outgoing edges carry (their labels, e.g. shapes), for screen readers: the canvas draws them
+  const outgoing = useMemo(() => {
+    const out = new Map<number, string[]>();
+    const seen = new Set<string>();
+    for (const e of graph.edges) {
+      const text = e.label ? `${e.name} ${e.label}` : e.name;
+      if (!text || seen.has(`${e.from}\u0000${text}`)) continue;
+      seen.add(`${e.from}\u0000${text}`);
+      const list = out.get(e.from);
+      if (list) list.push(text);
+      else out.set(e.from, [text]);
+    }
+    return out;
+  }, [graph]);
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
@@ -142,8 +156,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const [focusInside, setFocusInside] = useState(false);
 
   // live values read by the frame callback and event handlers
-  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate });
-  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate };
+  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph });
+  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph };
 
   const transformRef = useRef<ZoomTransform>(zoomIdentity);
   const sizeRef = useRef({ width: 0, height: 0, dpr: 1 });
@@ -619,8 +633,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       const t = from === null ? null : navTarget(sc.nav, from, key as NavKey);
       if (t !== null) moveFocus(t);
     } else if (key === 'Enter' && onNode !== null) {
-      if (ev.shiftKey) live.current.onActivate?.(onNode);
-      else live.current.onSelect(onNode);
+      // Enter selects; on a node with a body (IF, WHILE) it also opens it, as the help says
+      if (!ev.shiftKey) live.current.onSelect(onNode);
+      if (ev.shiftKey || live.current.graph.nodes[onNode]?.subgraphs?.length) live.current.onActivate?.(onNode);
     } else if (key === 'Escape' && live.current.selected !== null) live.current.onSelect(null);
     else handled = false;
     if (handled) {
@@ -686,6 +701,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
               role="button"
               tabIndex={i === focus ? 0 : -1}
               aria-label={accessibleName(node)}
+              aria-description={describeNode(node, outgoing.get(i))}
               aria-pressed={i === selected}
               data-node-index={i}
               style={{
@@ -704,3 +720,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     </div>
   );
 });
+
+/** For screen readers: the layers drawn inside the box and what its outgoing edges carry (the canvas draws both). */
+function describeNode(node: Graph['nodes'][number], out: string[] | undefined): string | undefined {
+  const parts: string[] = [];
+  if (node.chain?.length) parts.push(`then ${node.chain.map((c) => `${c.type} ${c.name}`).join(', ')} in place`);
+  if (out?.length) parts.push(`out: ${out.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
+}

@@ -5,8 +5,8 @@
  * Used for the screen and for PNG export.
  */
 import { queryGrid } from '../../core/graph/view/spatial-grid';
-import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
-import { rowText, sceneText, type Scene } from '../../core/graph/view/scene';
+import { CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { chainText, rowText, sceneText, type Scene } from '../../core/graph/view/scene';
 import { traceEdge } from '../../core/graph/view/edge-curve';
 import { BOX, ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
 import type { SceneStyle } from './style';
@@ -270,6 +270,22 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     }
     ctx.fill();
   }
+  // chained layers (Caffe's in-place layers folded into their producer): a band each at the box's foot, in its own category colour
+  const chainStart = boxes.chainStart;
+  if (detail && boxes.chainText.length) {
+    for (let c = 0; c < nn; c++) {
+      const i = sorted[c];
+      const a = chainStart[i]!, bands = chainStart[i + 1]! - a;
+      for (let r = 0; r < bands; r++) {
+        ctx.fillStyle = style.fills[style.chainFill[a + r]!]!;
+        const y = Y[i] + H[i] / 2 - (bands - r) * CHAIN_ROW_HEIGHT;
+        ctx.beginPath();
+        if (r === bands - 1) ctx.roundRect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT, [0, 0, CORNER, CORNER]);
+        else ctx.rect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT);
+        ctx.fill();
+      }
+    }
+  }
   if (detail) {
     // borders, one path per border colour (with the line between header and body)
     ctx.lineWidth = Math.max(0.8, 0.6 * px);
@@ -393,6 +409,20 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         for (let r = rowStart[i]!; r < rowStart[i + 1]!; r++) {
           if (boxes.rowFit[r] === 0) continue;
           ctx.fillText(rowText(scene, r), X[i] - W[i] / 2 + BOX.rowPadX + boxes.rowBoldW[r]!, rowY(i, r));
+        }
+      }
+    }
+    if (boxes.chainText.length) {
+      // the chained layers' types, centred in their bands
+      ctx.font = ROW_BOLD_FONT;
+      ctx.textAlign = 'center';
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        const a = chainStart[i]!, bands = chainStart[i + 1]! - a;
+        for (let r = 0; r < bands; r++) {
+          if (boxes.chainFit[a + r] === 0) continue;
+          ctx.fillStyle = style.fillText[style.chainFill[a + r]!]!;
+          ctx.fillText(chainText(scene, a + r), X[i], Y[i] + H[i] / 2 - (bands - r - 0.5) * CHAIN_ROW_HEIGHT + 0.5);
         }
       }
     }

@@ -3,8 +3,8 @@
  * references), the same colours and labels as the canvas, every piece of text XML-escaped.
  * DOM-free (builds a string).
  */
-import { EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
-import { rowText, sceneText, type Scene } from '../../core/graph/view/scene';
+import { CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { chainText, rowText, sceneText, type Scene } from '../../core/graph/view/scene';
 import { edgePathData } from '../../core/graph/view/edge-curve';
 import { BOX, ROW_FONT_SIZE } from '../../core/graph/view/node-box';
 import type { SceneStyle } from './style';
@@ -128,6 +128,20 @@ export function exportSceneSVG(scene: Scene, style: SceneStyle, opts: SvgOptions
       const rest = bx.rowFit[q] !== 0 ? xmlEscape(rowText(scene, q)) : '';
       out.push(`<text x="${n2(x + BOX.rowPadX)}" y="${n2(ty)}" dominant-baseline="central" font-size="${ROW_FONT_SIZE}" fill="${pal.nodeBodyText}" xml:space="preserve"><title>${xmlEscape(bx.texts[bx.rowTip[q]])}</title>${bold}${rest}</text>`);
     }
+    // chained layers (Caffe's in-place layers): a band each at the foot of the box, in its own category colour
+    const ca = bx.chainStart[i]!, bands = bx.chainStart[i + 1]! - ca;
+    for (let q = 0; q < bands; q++) {
+      const by = y + nh - (bands - q) * CHAIN_ROW_HEIGHT;
+      const bandFill = style.fills[style.chainFill[ca + q]!]!;
+      const bandText = style.fillText[style.chainFill[ca + q]!]!;
+      // the last band follows the box's rounded bottom corners
+      const d = q === bands - 1
+        ? `M${n2(x)},${n2(by)}H${n2(x + nw)}V${n2(by + CHAIN_ROW_HEIGHT - r)}Q${n2(x + nw)},${n2(by + CHAIN_ROW_HEIGHT)} ${n2(x + nw - r)},${n2(by + CHAIN_ROW_HEIGHT)}H${n2(x + r)}Q${n2(x)},${n2(by + CHAIN_ROW_HEIGHT)} ${n2(x)},${n2(by + CHAIN_ROW_HEIGHT - r)}Z`
+        : `M${n2(x)},${n2(by)}h${n2(nw)}v${CHAIN_ROW_HEIGHT}h${n2(-nw)}Z`;
+      out.push(`<path d="${d}" fill="${xmlEscape(bandFill)}"/>`);
+      if (bx.chainFit[ca + q] !== 0) out.push(`<text x="${cx}" y="${n2(by + CHAIN_ROW_HEIGHT / 2 + 0.5)}" text-anchor="middle" dominant-baseline="central" font-size="${ROW_FONT_SIZE}" font-weight="bold" fill="${bandText}">${xmlEscape(chainText(scene, ca + q))}</text>`);
+    }
+    if (bands) out.push(`<rect x="${n2(x)}" y="${n2(y)}" width="${n2(nw)}" height="${n2(nh)}" rx="${n2(r)}" fill="none" stroke="${xmlEscape(stroke)}" stroke-width="${sw}"/>`);
     out.push('</g>');
   }
   out.push('</g></svg>');

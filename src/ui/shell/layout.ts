@@ -1,8 +1,9 @@
 /**
  * The pane layout the user chose (side panel width, side and visibility; partition dock height),
  * remembered in the URL hash as DESIGN.md asks: `#panel=420&dock=300&side=left` (`side=hidden`
- * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph), and the
- * node display toggles (`attrs=1`, `weights=0`, `names=0`). View state only: a reload or a shared link
+ * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph; `inplace=nodes`
+ * draws Caffe's in-place layers as nodes of their own), and the node display toggles (`attrs=1`,
+ * `weights=0`, `names=0`). View state only: a reload or a shared link
  * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
  * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
  * clamped).
@@ -24,6 +25,12 @@ export interface LayoutState {
   attributes: boolean;
   weights: boolean;
   names: boolean;
+  /**
+   * in-place layers (Caffe: top == bottom, e.g. ReLU after a convolution) drawn inside their
+   * producer's box as Netron does ('folded', the default) or as nodes of their own: which of a
+   * document's two graphs (`GraphInfo.unfoldedOf`) is shown
+   */
+  inplace: 'folded' | 'nodes';
 }
 
 export const PANEL_MIN = 240;
@@ -34,7 +41,7 @@ export const DOCK_WIDTH_DEFAULT = 560;
 /** the largest size any pane may be given through the hash; the window limits it further when drawn */
 const HASH_MAX = 4000;
 
-const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, attributes: false, weights: true, names: true };
+const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded', attributes: false, weights: true, names: true };
 
 /** the display toggles and their hash keys: `#attrs=1&weights=0&names=0` (defaults left out) */
 const TOGGLES: [keyof Pick<LayoutState, 'attributes' | 'weights' | 'names'>, string][] = [['attributes', 'attrs'], ['weights', 'weights'], ['names', 'names']];
@@ -55,6 +62,10 @@ export function setDockWidth(px: number) {
 
 export function setDockAt(dockAt: LayoutState['dockAt']) {
   useLayout.setState({ dockAt });
+}
+
+export function setInplace(inplace: LayoutState['inplace']) {
+  useLayout.setState({ inplace });
 }
 
 export function setPanelSide(side: LayoutState['side']) {
@@ -101,6 +112,8 @@ export function parseLayoutHash(hash: string): Partial<LayoutState> {
     const v = p.get(key);
     if (v === '1' || v === '0') out[field] = v === '1';
   }
+  const inplace = p.get('inplace');
+  if (inplace === 'folded' || inplace === 'nodes') out.inplace = inplace;
   return out;
 }
 
@@ -121,6 +134,8 @@ export function formatLayoutHash(hash: string, layout: LayoutState): string {
     if (layout[field] === DEFAULT[field]) p.delete(key);
     else p.set(key, layout[field] ? '1' : '0');
   }
+  if (layout.inplace === DEFAULT.inplace) p.delete('inplace');
+  else p.set('inplace', layout.inplace);
   const s = p.toString();
   return s ? `#${s}` : '';
 }

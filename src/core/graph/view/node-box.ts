@@ -11,7 +11,8 @@
  * attributes marked `inNode`, whatever format filled them.
  */
 import type { GraphPack } from '../pack';
-import { FIT_ALL, FONT_FAMILY, NODE_PAD_X, type FontMeasure } from './labels';
+import { CHAIN_ROW_HEIGHT, FIT_ALL, FONT_FAMILY, NODE_PAD_X, type FontMeasure } from './labels';
+import type { ChainedLayer } from '../model';
 
 /** The node display toggles (Netron's View menu: Show Attributes, Show Weights, Show Names). */
 export interface DisplayOptions {
@@ -98,6 +99,14 @@ export interface NodeBoxes {
   rowBoldW: Float32Array;
   /** what hovering the row shows (constants: `filter: float32[8,1,1,8]`; attributes: the whole value) */
   rowTip: Uint32Array;
+  /**
+   * chained layers (GraphNode.chain: Caffe's in-place layers) of node i: chainStart[i] ..
+   * chainStart[i + 1], one band of CHAIN_ROW_HEIGHT each at the foot of the box, in the order of
+   * the chain; the band's type label as a `texts` index and its fit (bold, the rows' size)
+   */
+  chainStart: Uint32Array;
+  chainText: Uint32Array;
+  chainFit: Uint32Array;
   texts: string[];
 }
 
@@ -145,6 +154,13 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
     if (display.attributes) r += p.attrStart[i + 1]! - p.attrStart[i]!;
     rows += Math.min(r, BOX.maxRows);
   }
+  const chainOf = new Map<number, ChainedLayer[]>(p.chains);
+  let bands = 0;
+  for (const [i, layers] of p.chains) if (p.kind[i] !== 1 && p.kind[i] !== 2) bands += layers.length;
+  const chainStart = new Uint32Array(n + 1);
+  const chainText = new Uint32Array(bands);
+  const chainFit = new Uint32Array(bands);
+  let band = 0;
   const rowKind = new Uint8Array(rows);
   const rowBold = new Int32Array(rows).fill(-1);
   const rowText = new Uint32Array(rows);
@@ -203,11 +219,14 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
       header[i] = h;
       titleFit[i] = m.title.fit(strings[tRef]!, w - 2 * NODE_PAD_X - h / 2);
       rowStart[i + 1] = r;
+      chainStart[i + 1] = band;
       continue;
     }
+    const chain = chainOf.get(i);
+    const chainH = (chain?.length ?? 0) * CHAIN_ROW_HEIGHT;
     let content = tw;
     const nameRef = p.nodeName[i]!;
-    const withName = display.names && strings[nameRef]!.length > 0 && (!fixed || fixed.heights[i]! >= BOX.titleNameH - 4);
+    const withName = display.names && strings[nameRef]!.length > 0 && (!fixed || fixed.heights[i]! - chainH >= BOX.titleNameH - 4);
     let sw = 0;
     if (withName) {
       sw = m.subtitle.width(strings[nameRef]!);
@@ -258,15 +277,23 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
       rowBoldW[q] = bw;
       content = Math.max(content, bw + widthOf(rowText[q]!, false) + 2 * (BOX.rowPadX - NODE_PAD_X));
     }
+    // chained layers: a band each, the type in bold
+    const b0 = band;
+    for (const c of chain ?? []) {
+      chainText[band++] = texts.add(c.type);
+      content = Math.max(content, m.rowBold.width(c.type));
+    }
     let hh: number = withName ? BOX.titleNameH : BOX.titleH;
     let w = Math.min(BOX.maxW, Math.max(BOX.minW, Math.ceil(content + 2 * NODE_PAD_X)));
-    let h = r > r0 ? hh + 2 * BOX.bodyPad + (r - r0) * BOX.rowH : hh;
+    let h = (r > r0 ? hh + 2 * BOX.bodyPad + (r - r0) * BOX.rowH : hh) + chainH;
     if (fixed) {
       w = fixed.widths[i]!;
       h = fixed.heights[i]!;
-      if (h < hh + (r > r0 ? 2 * BOX.bodyPad + BOX.rowH : 0)) r = r0; // no room for rows
-      hh = Math.min(hh, h);
+      if (h - chainH < hh + (r > r0 ? 2 * BOX.bodyPad + BOX.rowH : 0)) r = r0; // no room for rows
+      hh = Math.max(0, Math.min(hh, h - chainH));
     }
+    for (let q = b0; q < band; q++) chainFit[q] = m.rowBold.fit(texts.list[chainText[q]!]!, w - 2 * NODE_PAD_X);
+    chainStart[i + 1] = band;
     rowStart[i + 1] = r;
     widths[i] = w;
     header[i] = hh;
@@ -282,10 +309,10 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
       rowFit[q] = widthOf(rowText[q]!, false) <= rest ? FIT_ALL : m.row.fit(texts.list[rowText[q]!]!, rest);
     }
   }
-  return { count: n, widths, heights, marker, header, titleRef, titleFit, subRef, subFit, rowStart, rowKind, rowBold, rowText, rowFit, rowBoldW, rowTip, texts: texts.list };
+  return { count: n, widths, heights, marker, header, titleRef, titleFit, subRef, subFit, rowStart, rowKind, rowBold, rowText, rowFit, rowBoldW, rowTip, chainStart, chainText, chainFit, texts: texts.list };
 }
 
 /** Typed arrays of the boxes (for a transfer list). */
 export function boxBuffers(b: NodeBoxes): ArrayBufferView[] {
-  return [b.widths, b.heights, b.marker, b.header, b.titleRef, b.titleFit, b.subRef, b.subFit, b.rowStart, b.rowKind, b.rowBold, b.rowText, b.rowFit, b.rowBoldW, b.rowTip];
+  return [b.widths, b.heights, b.marker, b.header, b.titleRef, b.titleFit, b.subRef, b.subFit, b.rowStart, b.rowKind, b.rowBold, b.rowText, b.rowFit, b.rowBoldW, b.rowTip, b.chainStart, b.chainText, b.chainFit];
 }

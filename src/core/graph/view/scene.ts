@@ -238,6 +238,22 @@ export function rowText(scene: Pick<Scene, 'boxes' | 'textCache'>, r: number): s
   return t;
 }
 
+/** A chained layer's band label (its type), fitted. */
+export function chainText(scene: Pick<Scene, 'boxes' | 'textCache'>, q: number): string {
+  const b = scene.boxes;
+  const text = b.texts[b.chainText[q]!]!;
+  const fit = b.chainFit[q]!;
+  if (fit === FIT_ALL) return text;
+  // cache keys: rows are -1 - r; bands below every row
+  const key = -1 - b.rowKind.length - q;
+  let t = scene.textCache.get(key);
+  if (t === undefined) {
+    t = fittedText(text, fit);
+    scene.textCache.set(key, t);
+  }
+  return t;
+}
+
 /** Buffers a transfer list can move (distinct). */
 export function sceneBuffers(d: SceneData): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [
