@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeStrings, packGraph } from '../pack';
 import type { Graph, GraphNode } from '../model';
 import { BOX, nodeBoxes, RowKind, type DisplayOptions } from './node-box';
-import { FontMeasure, fittedText, FIT_ALL } from './labels';
+import { CHAIN_ROW_HEIGHT, FontMeasure, fittedText, FIT_ALL } from './labels';
 import { hitTestRow } from './hit-test';
 
 const m = { title: FontMeasure.fixed(7), subtitle: FontMeasure.fixed(5), row: FontMeasure.fixed(5), rowBold: FontMeasure.fixed(6) };
@@ -85,6 +85,22 @@ describe('node boxes', () => {
     expect(found).toEqual(r.map((_, q) => b.rowStart[0]! + q));
     expect(hitTestRow(b, layout, 0, 100, top - 5)).toBe(-1); // the header
     expect(hitTestRow(b, layout, 0, 100 + b.widths[0]!, top + 2)).toBe(-1); // beside the box
+  });
+
+  it("chained layers (Caffe's in-place layers) are bands at the foot, one per layer, under the rows", () => {
+    const chained = conv({ chain: [{ type: 'ReLU', name: 'relu1', category: 'Activation' }, { type: 'A_VERY_LONG_LAYER_TYPE_THAT_DOES_NOT_FIT_IN_ANY_BOX', name: 'x', category: 'Normalization' }] });
+    const plain = boxesOf([conv()], { attributes: false, weights: true, names: true }).b;
+    const { b } = boxesOf([chained], { attributes: false, weights: true, names: true });
+    expect(b.heights[0]! - plain.heights[0]!).toBe(2 * CHAIN_ROW_HEIGHT);
+    expect([b.chainStart[0], b.chainStart[1]]).toEqual([0, 2]);
+    expect(b.texts[b.chainText[0]!]).toBe('ReLU');
+    expect(b.chainFit[0]).toBe(FIT_ALL);
+    // too long for the widest box: fitted with an ellipsis, the box no wider than the maximum
+    expect(b.widths[0]).toBe(BOX.maxW);
+    expect(fittedText(b.texts[b.chainText[1]!]!, b.chainFit[1]!).endsWith('\u2026')).toBe(true);
+    // the rows keep their place below the header
+    expect(b.rowStart[1]! - b.rowStart[0]!).toBe(3);
+    expect(b.header[0]).toBe(plain.header[0]);
   });
 
   it('graph inputs and outputs are pills named by their tensor; long text is fitted with an ellipsis', () => {
