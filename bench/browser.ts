@@ -225,6 +225,11 @@ async function dropNetron(page: Page, file: string): Promise<DropFigures> {
   const paintMs = await openAndTime(page, '#open-file-dialog', file, 'netron', 0, NETRON_TIMEOUT_S * 1000);
   const peakBytes = peak();
   const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
+  if (paintMs === null) {
+    // what Netron shows instead of a graph (a message, an error), for the console
+    const shown = await page.evaluate(() => `body class "${document.body.className}", message "${document.getElementById('message-text')?.textContent ?? ''}"`);
+    console.error(`Netron: no graph after ${NETRON_TIMEOUT_S} s for ${file}: ${shown}`);
+  }
   return { paintMs, longestTaskMs, peakBytes };
 }
 
@@ -488,7 +493,7 @@ try {
       let netronPz = 'not measured';
       if (netron && theirs && theirs.med.paintMs !== null) {
         await dropNetron(page, file);
-        const t = await panZoom(page, '#graph', 3, true);
+        const t = await panZoom(page, '#target', 3, true);
         netronPz = `${t.fps.toFixed(1)} fps`;
       } else if (netron) netronPz = 'no graph to pan';
       pzRows.push(
