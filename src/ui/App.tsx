@@ -17,11 +17,13 @@ import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
+import { bindNodeDisplay } from './graph/display';
 import { CompileView } from './compile/CompileView';
 import { toggleCompile, useCompile } from './compile/state';
 import { starterSamples, useSamples } from './shell/samples';
 
 bindLayoutToHash();
+bindNodeDisplay();
 
 declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;
