@@ -10,12 +10,13 @@
  */
 import type { ErrorInfo, Diagnostic } from '../core/errors';
 import type { Graph, GraphPort, ModelSummary } from '../core/graph/model';
-import type { Capability, DocumentCounts, DocumentSummary } from '../core/format';
+import type { Capability, DocumentCounts, DocumentOption, DocumentSummary, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary } from '../core/format';
 import type { TextEdit } from '../core/text-edit';
 import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from '../core/partition/assist';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { GraphPack } from '../core/graph/pack';
-import type { SceneData } from '../core/graph/view/scene';
+import type { SceneData, SceneLabels } from '../core/graph/view/scene';
+import type { DisplayOptions } from '../core/graph/view/node-box';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/format';
@@ -25,11 +26,15 @@ import type { PartitionCheck } from '../core/partition/check';
 import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
+import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/compile-summary';
+import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
-export type { GraphPack, SceneData };
+export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
+export type { GraphPack, SceneData, SceneLabels, DisplayOptions };
+export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, NvdlaDiagnostic };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -162,15 +167,79 @@ export type OptimizeView =
     }
   | { ok: false; error: ErrorInfo };
 
+/**
+ * The value of a run input as the UI gives it: files stay Blobs (an image is decoded in the
+ * worker with createImageBitmap and an OffscreenCanvas), or seeded random values.
+ */
+export type RunInputFile =
+  | { kind: 'image'; file: InputFile; scale: number; mean: number[]; color?: 'gray' | 'bgr' | 'rgb' }
+  | { kind: 'array'; file: InputFile }
+  | { kind: 'random'; seed: number };
+
+export interface RunInputsRequest {
+  /** by input name; inputs not named get seeded random values */
+  inputs: Record<string, RunInputFile>;
+  seed?: number;
+}
+
+/** What the compile form offers for a document with the `compile` capability. */
+export interface CompileForm {
+  specs: CompileOptionSpec[];
+  defaults: CompileOptionValues;
+  /** JSON files dropped with the net (calibration tables) */
+  calibrationFiles: string[];
+}
+
+export interface CompileViewRequest {
+  options: Partial<CompileOptionValues>;
+  /** a JSON file of the document's set (by name), or one the user picked (its Blob) */
+  calibration: { file: string; blob?: Blob } | null;
+  /** the document's graph the Caffe pane shows (origins are matched to its nodes) */
+  caffeGraphId: string;
+}
+
+export interface CompileProgress {
+  step: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * A compile as the compile view gets it: the summary (plain data), the stage graphs as a worker
+ * document of their own (`graphDocId`: graphs `canonical`, `engine`, `pass:N`, drawn, searched and
+ * described by the ordinary graph calls), the loadable opened as a document (`loadableDocId`,
+ * null when compile stopped before emit) and its bytes and origins sidecar for download.
+ */
+export type CompileViewResult =
+  | { ok: true; graphDocId: string | null; loadableDocId: string | null; summary: CompileSummary; bytes: Uint8Array | null; originsText: string | null; ms: number }
+  | { ok: false; error: ErrorInfo };
+
 export interface ModelWorkerApi {
-  /** opens a file set (a model and its sidecars); the first file decides the format */
-  open(files: InputFile[]): Promise<OpenResult>;
+  /**
+   * opens a file set (a model and its sidecars); the first file decides the format. `options`:
+   * values for the document options its format offers (`summary.options`); changing an option
+   * is opening the same files again with new values
+   */
+  open(files: InputFile[], options?: OpenOptions): Promise<OpenResult>;
   close(docId: string): Promise<void>;
+  /** SHA-256 of a file's bytes, hex (partition drafts are kept under the model's hash, not its name) */
+  contentHash(file: InputFile): Promise<string>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
-  /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
-  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
+  /**
+   * The same graph packed in typed arrays (transferred: cheap to receive on the UI thread), twice:
+   * `pack` for the UI, `forLayout` for the UI to pass on to the layout worker, which sizes the
+   * boxes (copied here, so the UI thread copies nothing).
+   */
+  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; forLayout: GraphPack }>;
+  /**
+   * Builds (and caches) the graph behind a view packed straight from its model, so the side
+   * panel, find and partitions find it ready; the UI asks once the view is drawn.
+   */
+  warmGraph(docId: string, graphId: string): Promise<void>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
+  /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
+  tensorNpy(docId: string, graphId: string, tensor: number): Promise<{ name: string; bytes: Uint8Array } | null>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
   /** capability `profile`: the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;
@@ -196,6 +265,17 @@ export interface ModelWorkerApi {
   partitionFiles(docId: string, text: string, partFileName: string): Promise<PartitionFilesResult>;
   /** runs the source and the chained parts on the same random inputs (interpreter) */
   checkPartition(docId: string, text: string): Promise<PartitionCheck & { ms: number }>;
+  /** capability `run`: the inputs a run needs, and why it cannot run if so */
+  runPlan(docId: string): Promise<RunPlan>;
+  /**
+   * capability `run`: a forward pass in the worker. `onProgress` is told every few tens of ms
+   * (not awaited); `cancelRun` stops it between two layers (it rejects with kind `cancelled`).
+   * The values stay in the worker: `blobSlice` fetches one plane at a time.
+   */
+  run(docId: string, request: RunInputsRequest, onProgress?: (p: RunProgressEvent) => void): Promise<RunOutcome>;
+  cancelRun(docId: string): Promise<void>;
+  /** capability `run`: channel `channel` of item `item` of a blob of the last run (values transferred) */
+  blobSlice(docId: string, key: string, item: number, channel: number): Promise<BlobSlice>;
   /** capability `loadable`: tasks and op slots, every list with its cross references, the damage */
   loadableOverview(docId: string): Promise<LoadableOverview>;
   /** capability `loadable`: an op slot by its op-slot graph node index, descriptors field by field (null past the ops) */
@@ -208,15 +288,35 @@ export interface ModelWorkerApi {
   loadableBlobBytes(docId: string, blob: number, offset: number, length: number): Promise<Uint8Array>;
   /** capability `loadable`: notes/nvdla.md section 13 comparison of two open loadables (A, B) */
   loadableCompare(docIdA: string, docIdB: string): Promise<LoadableDiff>;
+  /** capability `compile`: nvdla_compiler's options, their defaults and the calibration tables of the file set */
+  compileForm(docId: string): Promise<CompileForm>;
+  /**
+   * capability `compile`: compiles for NVDLA in the worker (a new compile of the same document
+   * closes the documents of the one before). `onProgress` is told at each step (not awaited).
+   */
+  compile(docId: string, request: CompileViewRequest, onProgress?: (p: CompileProgress) => void): Promise<CompileViewResult>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */
 export interface PreparedView {
   layout: GraphLayout;
   scene: SceneData;
+  /** the scene has no edge labels yet: they follow (`onLabels` of prepareView) */
+  labelsLater?: boolean;
 }
 
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
-  prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
+  /**
+   * Node boxes for the display choice, layout and scene of a packed graph (the pack is transferred
+   * in). Given `onLabels`, a big graph's scene comes back without its edge labels, which are placed
+   * right after and handed to `onLabels` (the graph is drawn meanwhile).
+   */
+  prepareView(
+    pack: GraphPack,
+    options: LayoutOptions,
+    display: DisplayOptions,
+    onProgress?: (phase: string, fraction: number) => void,
+    onLabels?: (labels: SceneLabels) => void,
+  ): Promise<PreparedView>;
 }

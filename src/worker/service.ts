@@ -8,20 +8,63 @@
  * loads the partitioner or the optimizer).
  */
 import type { GraphForView, InputFile, ModelWorkerApi, OpenResult } from './api';
-import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
-import { toErrorInfo } from '../core/errors';
+import { detectFormat, openDocument, serviceOf, type OpenedDocument, type OpenOptions, type SourceFile } from '../core/document';
+import { LARGE_FILE_BYTES, type LargeFile } from '../core/format';
+import { isFormatError, toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
-import { packBuffers, packGraph } from '../core/graph/pack';
+import { copyPack, packBuffers, packGraph } from '../core/graph/pack';
 import * as Comlink from 'comlink';
 import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
+import type { RunApi, RunHost } from './run-service';
+import type { CompileApi } from './compile-service';
 
 interface Entry {
   doc: OpenedDocument;
   findIndexes: Map<string, FindIndex>;
+  /**
+   * Opened from the skeleton of a large file: resolves once the whole file is read and the
+   * document opened again from it (`doc` replaced); what needs the values waits for it
+   */
+  whole: Promise<void> | null;
+}
+
+/** Bytes of a large file read before its format is known: enough for every format's detect. */
+const DETECT_PREFIX = 1 << 20;
+
+function largeFile(f: InputFile): LargeFile {
+  return { name: f.name, size: f.blob.size, read: async (offset, length) => new Uint8Array(await f.blob.slice(offset, offset + length).arrayBuffer()) };
+}
+
+async function wholeFiles(files: InputFile[]): Promise<SourceFile[]> {
+  return Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
+}
+
+/**
+ * The file set as the format first opens it: small files whole; a large file (over
+ * LARGE_FILE_BYTES) as its format's skeleton when the format has one (the structure without the
+ * bulk data, read piece by piece), else whole. `skeletons` says whether any skeleton was used.
+ * (`large`: LARGE_FILE_BYTES, lower in tests.)
+ */
+async function firstSources(files: InputFile[], large: number): Promise<{ sources: SourceFile[]; skeletons: boolean }> {
+  if (!files.some((f) => f.blob.size > large)) return { sources: await wholeFiles(files), skeletons: false };
+  const probe = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.slice(0, f.blob.size > large ? DETECT_PREFIX : f.blob.size).arrayBuffer()) })));
+  const entry = detectFormat(probe);
+  let skeletons = false;
+  const sources = await Promise.all(
+    files.map(async (f, i): Promise<SourceFile> => {
+      if (f.blob.size <= large) return probe[i]!;
+      // a file whose structure the skeleton walk refuses is read whole: its errors are then the reader's own
+      const bytes = entry.skeleton ? await entry.skeleton(largeFile(f)).catch((e: unknown) => (isFormatError(e) ? null : Promise.reject(e))) : null;
+      if (!bytes) return { name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) };
+      skeletons = true;
+      return { name: f.name, bytes, skeleton: true };
+    }),
+  );
+  return { sources, skeletons };
 }
 
 /** Graph without ports and attributes: what the UI needs to draw and navigate. */
@@ -44,7 +87,8 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export function createModelService(): ModelWorkerApi {
+/** `host`: how runs decode images and which kernels they use (the worker gives the browser's; tests give Node's). */
+export function createModelService(host: RunHost = {}): ModelWorkerApi {
   const docs = new Map<string, Entry>();
   let next = 1;
 
@@ -54,6 +98,12 @@ export function createModelService(): ModelWorkerApi {
     return e;
   };
   const docOf = (docId: string) => entry(docId).doc;
+  /** The document with its values: after the whole file was read when it was opened from a skeleton. */
+  const wholeDoc = async (docId: string) => {
+    const e = entry(docId);
+    if (e.whole) await e.whole;
+    return entry(docId).doc;
+  };
   const graphs = (docId: string) => serviceOf(docOf(docId), 'graph');
 
   let partitionsLoaded: { forget(docId: string): void } | null = null;
@@ -63,6 +113,31 @@ export function createModelService(): ModelWorkerApi {
     return p.api;
   });
   const origins = once(async () => (await import('./origins-service')).createOriginsService(docOf, (files) => service.open(files)).api);
+  let runsLoaded: { forget(docId: string): void } | null = null;
+  const runs = once(async () => {
+    const r = (await import('./run-service')).createRunService(wholeDoc, host);
+    runsLoaded = r;
+    return r.api;
+  });
+  let compilesLoaded: { forget(docId: string): void } | null = null;
+  const compiles = once(async () => {
+    const c = (await import('./compile-service')).createCompileService({
+      doc: wholeDoc,
+      adopt(doc) {
+        const docId = `doc${next++}`;
+        docs.set(docId, { doc, findIndexes: new Map(), whole: null });
+        return docId;
+      },
+      open: (files) => service.open(files),
+      close: (docId) => service.close(docId),
+    });
+    compilesLoaded = c;
+    return c.api;
+  });
+  const viaCompiles =
+    <K extends keyof CompileApi>(name: K) =>
+    async (...args: Parameters<CompileApi[K]>): Promise<Awaited<ReturnType<CompileApi[K]>>> =>
+      ((await compiles())[name] as (...a: Parameters<CompileApi[K]>) => Promise<Awaited<ReturnType<CompileApi[K]>>>)(...args);
   const viaPartitions =
     <K extends keyof PartitionApi>(name: K) =>
     async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
@@ -72,7 +147,16 @@ export function createModelService(): ModelWorkerApi {
     async (...args: Parameters<OriginsApi[K]>): Promise<Awaited<ReturnType<OriginsApi[K]>>> =>
       ((await origins())[name] as (...a: Parameters<OriginsApi[K]>) => Promise<Awaited<ReturnType<OriginsApi[K]>>>)(...args);
 
+  const viaRuns =
+    <K extends keyof RunApi>(name: K) =>
+    async (...args: Parameters<RunApi[K]>): Promise<Awaited<ReturnType<RunApi[K]>>> =>
+      ((await runs())[name] as (...a: Parameters<RunApi[K]>) => Promise<Awaited<ReturnType<RunApi[K]>>>)(...args);
+
   const service: ModelWorkerApi = {
+    runPlan: viaRuns('runPlan'),
+    run: viaRuns('run'),
+    cancelRun: viaRuns('cancelRun'),
+    blobSlice: viaRuns('blobSlice'),
     partitionText: viaPartitions('partitionText'),
     partitionHover: viaPartitions('partitionHover'),
     partitionCompletions: viaPartitions('partitionCompletions'),
@@ -81,21 +165,46 @@ export function createModelService(): ModelWorkerApi {
     partitionVocabulary: viaPartitions('partitionVocabulary'),
     partitionFiles: viaPartitions('partitionFiles'),
     checkPartition: viaPartitions('checkPartition'),
+    compileForm: viaCompiles('compileForm'),
+    compile: viaCompiles('compile'),
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
-    async open(files: InputFile[]): Promise<OpenResult> {
+    async contentHash(file: InputFile): Promise<string> {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.blob.arrayBuffer()));
+      return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+    },
+    async open(files: InputFile[], options?: OpenOptions): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
         const t0 = performance.now();
-        const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
+        let { sources, skeletons } = await firstSources(files, host.largeFileBytes ?? LARGE_FILE_BYTES);
         const t1 = performance.now();
-        const doc = await openDocument(sources);
+        let doc: OpenedDocument;
+        try {
+          doc = await openDocument(sources, options);
+        } catch (e) {
+          if (!skeletons) throw e;
+          // a file the skeleton cannot describe: read it whole, so the error (or the document) is the file's own
+          sources = await wholeFiles(files);
+          skeletons = false;
+          doc = await openDocument(sources, options);
+        }
         // User Timing entries in the worker's own timeline (benches read them; nothing else does)
         performance.measure(`npu:open:read ${name}`, { start: t0, end: t1 });
         performance.measure(`npu:open:parse ${name}`, { start: t1, end: performance.now() });
         const docId = `doc${next++}`;
-        docs.set(docId, { doc, findIndexes: new Map() });
+        const e: Entry = { doc, findIndexes: new Map(), whole: null };
+        if (skeletons) {
+          // the whole files, read after the graph is on screen; the same structure, now with its values
+          e.whole = (async () => {
+            const whole = await openDocument(await wholeFiles(files), options);
+            if (docs.get(docId) === e) e.doc = whole;
+            performance.measure(`npu:open:whole ${name}`, { start: t1, end: performance.now() });
+          })();
+          e.whole.catch(() => {});
+        }
+        docs.set(docId, e);
         return { ok: true, docId, summary: doc.summary, diagnostics: doc.diagnostics };
       } catch (e) {
         return { ok: false, error: toErrorInfo(e, name) };
@@ -104,6 +213,8 @@ export function createModelService(): ModelWorkerApi {
     async close(docId) {
       docs.delete(docId);
       partitionsLoaded?.forget(docId);
+      runsLoaded?.forget(docId);
+      compilesLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = graphs(docId).graph(graphId);
@@ -111,17 +222,30 @@ export function createModelService(): ModelWorkerApi {
       return { graph: slimGraph(graph), layoutInput: layoutInputFor(graph, { nameLine: true, constantRows: false }) };
     },
     async packedGraphForView(docId, graphId) {
-      const graph = graphs(docId).graph(graphId);
-      const pack = packGraph(graph);
-      const layoutInput = layoutInputFor(graph, { nameLine: true, constantRows: false });
-      const buffers = [...packBuffers(pack), layoutInput.widths.buffer, layoutInput.heights.buffer, layoutInput.edgeFrom.buffer, layoutInput.edgeTo.buffer] as ArrayBuffer[];
-      return Comlink.transfer({ pack, layoutInput }, [...new Set(buffers)]);
+      const t0 = performance.now();
+      const svc = graphs(docId);
+      // a format that packs straight from its model does so; the Graph is built when the view is
+      // drawn (warmGraph), off the view's critical path, for the panel, find and partitions
+      const pack = svc.pack ? svc.pack(graphId) : packGraph(svc.graph(graphId));
+      const forLayout = copyPack(pack);
+      performance.measure('npu:graph:pack', { start: t0, end: performance.now() });
+      return Comlink.transfer({ pack, forLayout }, [...packBuffers(pack), ...packBuffers(forLayout)]);
+    },
+    async warmGraph(docId, graphId) {
+      if (!docs.has(docId)) return;
+      const t = performance.now();
+      graphs(docId).graph(graphId);
+      performance.measure('npu:graph:build', { start: t, end: performance.now() });
     },
     async nodeDetails(docId, graphId, nodeIndex) {
       return graphs(docId).nodeDetails(graphId, nodeIndex);
     },
     async tensorDetails(docId, graphId, tensor) {
-      return graphs(docId).tensorDetails(graphId, tensor);
+      return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
+    },
+    async tensorNpy(docId, graphId, tensor) {
+      const graph = serviceOf(await wholeDoc(docId), 'graph');
+      return graph.tensorNpy ? graph.tensorNpy(graphId, tensor) : null;
     },
     async find(docId, graphId, query) {
       const e = entry(docId);

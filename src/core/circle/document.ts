@@ -7,9 +7,9 @@ import type { FormatDocument, NodeDetails, SourceFile } from '../format';
 import type { Graph } from '../graph/model';
 import { read } from './read';
 import { write } from './write';
-import { summarize, toGraph } from './graph';
+import { summarize, toGraph, toGraphPack } from './graph';
 import { circleInspect } from './inspect';
-import { tensorDetails } from './values';
+import { tensorDetails, tensorNpy } from './values';
 import { builtinOperatorName } from './names';
 import { originsOf, sourceName, type Origins } from '../origin/origins';
 import { relatedOps } from '../origin/related';
@@ -55,6 +55,7 @@ export function open(files: SourceFile[]): FormatDocument {
     services: {
       graph: {
         graph,
+        pack: (id) => toGraphPack(model, subgraphIndexOf(id)),
         nodeDetails(graphId: string, nodeIndex: number): NodeDetails {
           const g = graph(graphId);
           const node = g.nodes[nodeIndex];
@@ -84,6 +85,7 @@ export function open(files: SourceFile[]): FormatDocument {
           return { node, extra };
         },
         tensorDetails: (graphId, tensor) => tensorDetails(model, subgraphIndexOf(graphId), tensor, main.bytes),
+        tensorNpy: (graphId, tensor) => tensorNpy(model, subgraphIndexOf(graphId), tensor, main.bytes),
       },
       partition: {
         source: main,

@@ -31,6 +31,28 @@ export interface GraphAttribute {
   value: string;
   /** type hint: 'enum' | 'int' | 'float' | 'bool' | 'string' | 'int[]' | 'float[]' | 'subgraph' ... */
   type?: string;
+  /**
+   * Worth showing inside the node box when attributes are shown (Netron's `visible`): the format
+   * decides, typically a value other than the schema default (`padding = VALID`, `stride_w = 2`,
+   * `fused_activation_function = RELU`). The side panel lists every attribute regardless.
+   */
+  inNode?: boolean;
+}
+
+/**
+ * A constant input drawn inside its node's box (`filter ⟨8×1×1×8⟩`, `bias ⟨8⟩`) when weights are
+ * shown, instead of as a node and an edge of its own: circle constant tensors, Caffe weight blobs,
+ * NVDLA weight surfaces. No values here: those are read on demand (tensor details).
+ */
+export interface GraphConstant {
+  /** role in the op (`filter`, `bias`, `weights`, `axes`) or the blob's name */
+  name: string;
+  /** dimensions, -1 where unknown; [] for a scalar */
+  shape: number[];
+  /** `float32`, `int8` ... (shown on hover) */
+  dtype: string;
+  /** a short value shown instead of the shape, for scalars (`axis = 0`) */
+  value?: string;
 }
 
 /** One port of a node: a tensor going in or out. */
@@ -47,6 +69,17 @@ export interface GraphPort {
   constant?: boolean;
 }
 
+/**
+ * A layer drawn inside a node's box, in a band below the node's own header: Caffe's in-place
+ * layers (top == bottom: ReLU, BatchNorm, Scale, Dropout after a convolution) folded into their
+ * producer, as Netron draws them. Its parameters stay in the node's attributes, prefixed by its name.
+ */
+export interface ChainedLayer {
+  type: string;
+  name: string;
+  category: NodeCategory;
+}
+
 export interface GraphNode {
   /** unique inside its graph, stable across re-reads of the same file (e.g. `op:12`, `in:0`) */
   id: string;
@@ -61,10 +94,14 @@ export interface GraphNode {
   inputs: GraphPort[];
   outputs: GraphPort[];
   attributes: GraphAttribute[];
+  /** constant inputs, in input order, drawn inside the box (see GraphConstant); absent = none */
+  constants?: GraphConstant[];
   /** subgraphs this node refers to (IF/WHILE bodies), as graph ids */
   subgraphs?: string[];
   /** optional group (namespace) id for grouping and per-group layout */
   group?: string;
+  /** layers drawn inside this box below its header, in order (see ChainedLayer) */
+  chain?: ChainedLayer[];
 }
 
 export interface GraphEdge {
@@ -101,6 +138,12 @@ export interface GraphInfo {
   id: string;
   name: string;
   stats: GraphStats;
+  /**
+   * This graph is the graph `unfoldedOf` with the layers folded into their producer's box
+   * (Caffe's in-place layers: top == bottom) drawn as nodes of their own. The pair is one graph
+   * shown two ways: the subgraph list shows the folded one, a view toggle switches.
+   */
+  unfoldedOf?: string;
 }
 
 /** Everything a viewer needs about an opened model, without its weight bytes or its graphs. */

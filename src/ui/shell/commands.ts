@@ -5,15 +5,18 @@
  * greyed-out entries to wade through), the way VS Code's palette behaves.
  */
 import type { Doc, SidePanel, ThemeChoice } from '../store';
-import { useStudio } from '../store';
+import { docLabel, useStudio } from '../store';
 import type { GraphViewHandle } from '../graph/GraphView';
 import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirection } from '../actions';
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
 import { can, mainView } from '../capabilities';
-import { setDockAt, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
+import { setDockAt, setInplace, setPanelSide, toggleNodeDisplay, toggleSidePanel, useLayout, type LayoutState } from './layout';
+import { DISPLAY_TOGGLES } from '../graph/display';
+import { startRun } from '../run/state';
 import { loadableCommands } from '../loadable/commands';
+import { closeCompile, compileTab, downloadLoadable, downloadOrigins, openCompile, setCompileMode } from '../compile/state';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -33,6 +36,10 @@ export interface CommandContext {
   side: SidePanel;
   /** where the side panel and the partition editor are (shell/layout.ts) */
   panelAt: LayoutState['side'];
+  /** what the node boxes show (attributes, weights, names); absent = the defaults */
+  display?: Pick<LayoutState, 'attributes' | 'weights' | 'names'>;
+  /** in-place layers drawn inside their producer or as nodes (shell/layout.ts) */
+  inplace?: LayoutState['inplace'];
   dockAt?: LayoutState['dockAt'];
   /** the single graph view on screen (null in the compare view and the Profile view) */
   view: GraphViewHandle | null;
@@ -60,9 +67,9 @@ export function buildCommands(ctx: CommandContext): Command[] {
   const optimizable = graph && can(graph.summary, 'optimize') ? graph : null;
 
   add({ id: 'file.open', group: 'File', title: 'Open files…', run: ctx.openPicker });
-  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${doc.title}`, run: () => closeDoc(doc.id) });
+  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${docLabel(doc)}`, run: () => closeDoc(doc.id) });
   for (const d of ctx.docs) {
-    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${d.title}`, run: () => activate(d.id) });
+    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${docLabel(d)}`, run: () => activate(d.id) });
   }
 
   if (graph) {
@@ -75,8 +82,19 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'view.export-png-visible', group: 'View', title: 'Export the visible area as PNG (2x)', run: () => ctx.exportView('png-visible') });
       add({ id: 'view.export-svg', group: 'View', title: 'Export the whole graph as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
     }
+    const display = ctx.display ?? useLayout.getState();
+    for (const t of DISPLAY_TOGGLES) {
+      const on = display[t.what];
+      add({ id: `view.show-${t.what}`, group: 'View', title: `${on ? 'Hide' : 'Show'} ${t.label} in the nodes`, keys: t.keys, run: () => toggleNodeDisplay(t.what) });
+    }
+    const base = graph.summary.graphs.find((g) => g.id === graph.graphId)?.unfoldedOf ?? graph.graphId;
+    if (graph.summary.graphs.some((g) => g.unfoldedOf === base)) {
+      if (ctx.inplace === 'nodes') add({ id: 'view.inplace-folded', group: 'View', title: "Draw in-place layers inside their producer's box (as Netron does)", run: () => setInplace('folded') });
+      else add({ id: 'view.inplace-nodes', group: 'View', title: 'Show in-place layers (ReLU, BatchNorm, Scale, Dropout...) as nodes', run: () => setInplace('nodes') });
+    }
     const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
     if (can(graph.summary, 'origins')) panels.push(['origins', 'Origins (ONE origin tables)']);
+    if (can(graph.summary, 'run')) panels.push(['run', 'Run: forward pass with an image, a .npy or random input']);
     for (const [side, title, keys] of panels) {
       if (side !== ctx.side || ctx.panelAt === 'hidden') {
         add({
@@ -132,6 +150,34 @@ export function buildCommands(ctx: CommandContext): Command[] {
     }
   }
 
+  if (graph && can(graph.summary, 'run')) {
+    const tab = graph.id;
+    add({
+      id: 'run.start',
+      group: 'Run',
+      title: 'Run the net in the worker with the Run panel\'s input',
+      run: () => {
+        if (ctx.panelAt === 'hidden') toggleSidePanel();
+        useStudio.setState({ side: 'run' });
+        void startRun(tab);
+      },
+    });
+  }
+  if (graph && can(graph.summary, 'compile')) {
+    const tab = graph.id;
+    const c = compileTab(tab);
+    if (!c.open) add({ id: 'compile.open', group: 'Compile', title: 'Compile for NVDLA (canonical and engine graphs, passes, memory, loadable)', keys: 'Ctrl+Shift+B', run: () => void openCompile(tab) });
+    else {
+      add({ id: 'compile.close', group: 'Compile', title: 'Close the compile view', keys: 'Ctrl+Shift+B', run: () => closeCompile(tab) });
+      add({ id: 'compile.graphs', group: 'Compile', title: 'Compile view: Caffe, canonical and engine graphs with the pass timeline', run: () => setCompileMode(tab, 'graphs') });
+      if (c.result?.loadableDocId) {
+        add({ id: 'compile.loadable', group: 'Compile', title: 'Compile view: the loadable with its Caffe layers', run: () => setCompileMode(tab, 'loadable') });
+        add({ id: 'compile.memory', group: 'Compile', title: 'Compile view: the memory plan over time', run: () => setCompileMode(tab, 'memory') });
+        add({ id: 'compile.download', group: 'Compile', title: `Download ${c.result.summary.loadableName}`, run: () => downloadLoadable(tab) });
+        add({ id: 'compile.download-origins', group: 'Compile', title: 'Download the origins sidecar (op slot -> Caffe layers)', run: () => downloadOrigins(tab) });
+      }
+    }
+  }
   for (const c of loadableCommands(doc, ctx.docs)) add(c);
 
   if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
@@ -155,8 +201,12 @@ export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
   { where: 'Anywhere', keys: 'Ctrl+K', what: 'Layout top to bottom / left to right' },
   { where: 'Anywhere', keys: 'Ctrl+Enter', what: 'Model properties' },
   { where: 'Anywhere', keys: 'Ctrl+B', what: 'Hide / show the side panel' },
+  { where: 'Anywhere', keys: 'Ctrl+Shift+B', what: 'Compile for NVDLA (a Caffe net with its weights): open / close the compile view' },
   { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the whole graph as PNG' },
   { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the whole graph as SVG' },
+  { where: 'Anywhere', keys: 'Ctrl+D', what: 'Show / hide attributes in the nodes (padding, stride, fused activation ...)' },
+  { where: 'Anywhere', keys: 'Ctrl+I', what: 'Show / hide weights in the nodes (constant inputs: filter ⟨8×1×1×8⟩)' },
+  { where: 'Anywhere', keys: 'Ctrl+U', what: 'Show / hide names in the nodes (operator or output tensor name)' },
   { where: 'Anywhere', keys: '?', what: 'This list' },
   { where: 'Graph', keys: 'Tab', what: 'Into the graph; then arrows move along edges' },
   { where: 'Graph', keys: 'Enter / double-click', what: 'Select; on an IF or WHILE node, open its body' },
