@@ -11,12 +11,19 @@ export function cloneEngineGraph(g: EngineGraph): EngineGraph {
   return deepCopy(g);
 }
 
+// plain loops (no map / Object.entries): every pass copies the graph, this is a hot path
 function deepCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (ArrayBuffer.isView(v)) return v;
-  if (Array.isArray(v)) return v.map((x) => deepCopy(x)) as T;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = deepCopy(v[i] as unknown);
+    return out as T;
+  }
+  const src = v as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = deepCopy(x);
+  // graph data is plain objects (no prototypes with enumerable keys)
+  for (const k in src) out[k] = deepCopy(src[k]);
   return out as T;
 }
 

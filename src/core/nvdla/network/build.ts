@@ -96,6 +96,31 @@ interface LayerContext {
   column?: number;
 }
 
+
+/**
+ * A weights blob's values as float32 with the index of its first NaN (-1: none), kept per blob
+ * message: a recompile of the same weights (an option changed) neither converts nor scans them
+ * again. The values are only read downstream (passes copy before they change weights).
+ */
+const blobValueCache = new WeakMap<object, { values: Float32Array; firstNaN: number }>();
+function blobValues(b: CaffeMessage): { values: Float32Array; firstNaN: number } {
+  let v = blobValueCache.get(b);
+  if (!v) {
+    const values = floats(b.data)!;
+    let firstNaN = -1;
+    for (let i = 0; i < values.length; i++) {
+      // NaN is the only value not equal to itself
+      if (values[i] !== values[i]) {
+        firstNaN = i;
+        break;
+      }
+    }
+    v = { values, firstNaN };
+    blobValueCache.set(b, v);
+  }
+  return v;
+}
+
 class Builder {
   readonly diagnostics: NvdlaDiagnostic[] = [];
   readonly tensors: NetworkTensor[] = [];
@@ -208,16 +233,13 @@ class Builder {
         upstreamBehaviour: 'rejects',
       });
     }
-    const values = floats(b.data)!;
-    for (let i = 0; i < values.length; i++) {
-      // NaN is the only value not equal to itself
-      if (values[i] !== values[i]) {
-        this.reject(ctx, `layer '${ctx.name}': the ${what} (blob ${index}) contains NaN at index ${i}`, {
-          upstream: `Unable to parse caffemodel: "${this.deploy.file}"`,
-          upstreamBehaviour: 'rejects',
-          studio: 'nvdla_compiler fails without naming the layer',
-        });
-      }
+    const { values, firstNaN } = blobValues(b);
+    if (firstNaN >= 0) {
+      this.reject(ctx, `layer '${ctx.name}': the ${what} (blob ${index}) contains NaN at index ${firstNaN}`, {
+        upstream: `Unable to parse caffemodel: "${this.deploy.file}"`,
+        upstreamBehaviour: 'rejects',
+        studio: 'nvdla_compiler fails without naming the layer',
+      });
     }
     return { count: values.length, values };
   }
