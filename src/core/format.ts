@@ -154,11 +154,27 @@ export interface CompiledNet {
  * `compile`: the NVDLA compiler over the document (a Caffe net with its weights): every stage as
  * graphs, the pass timeline, the memory plan, the loadable bytes and its origins sidecar.
  */
+/** Where a compile is: before step `done` (0-based) of `total` (`network`, `canonical`, `generateGraph`, a pass name, `emit`). */
+export interface CompileProgressEvent {
+  step: string;
+  done: number;
+  total: number;
+}
+
+export interface CompileHooks {
+  /** before every step; a returned Promise is awaited (a worker yields to its event loop there) */
+  onProgress?(p: CompileProgressEvent): void | Promise<void>;
+  /** checked between steps: a cancelled compile rejects with a FormatError of kind `cancelled` */
+  signal?: { readonly aborted: boolean };
+  /** a clock in ms (performance.now), for the compile time the summary shows */
+  now?(): number;
+}
+
 export interface CompileService {
   /** JSON files of the file set that may be calibration tables */
   calibrationFiles(): string[];
   /** compiles with nvdla_compiler's options; `caffeGraphId`: the document's graph the origins are matched to */
-  compile(request: CompileRequest, caffeGraphId: string, now?: () => number): Promise<CompiledNet>;
+  compile(request: CompileRequest, caffeGraphId: string, hooks?: CompileHooks): Promise<CompiledNet>;
 }
 
 /** Capability name -> its service. The keys are the capabilities. */

@@ -36,7 +36,20 @@ describe('compile in the model worker', () => {
     const steps: CompileProgress[] = [];
     const r = await service.compile(caffe, { options: {}, calibration: null, caffeGraphId: 'net' }, (p) => steps.push(p));
     if (!r.ok) throw new Error(r.error.message);
-    expect(steps.map((s) => s.done)).toEqual([0, 1, 3, 4]);
+    // reading, every step of the core's compile (network ... each pass ... emit), opening the loadable, done
+    expect(steps.map((s) => s.done)).toEqual(steps.map((_, i) => i));
+    expect(steps.every((s) => s.total === 21)).toBe(true);
+    expect(steps.map((s) => s.step.replace(/^pass \d+ of 15: /, ''))).toEqual([
+      'reading the net and its weights',
+      'building the network from the Caffe layers',
+      'the canonical graph',
+      'the engine graph (generateGraph)',
+      ...['registerBuffers', 'preProcessAuxData', 'mergeActivationOperations', 'updateScalingFactors', 'quantizeAuxData', 'fuseOnTheFlyNodes', 'handleLowPrecisionConversions', 'translateAuxData'],
+      ...['reserveBuffers', 'splitNodes', 'fuseSubEngineOps', 'boundGraph', 'handleMultiBatch', 'generateDependencyParams', 'resolveMemory'],
+      'emit: writing the loadable',
+      'opening the loadable',
+      'done',
+    ]);
     expect(r.bytes!.length).toBe(446352);
     expect(Buffer.compare(Buffer.from(r.bytes!), readFileSync('test/fixtures/nvdla/golden/lenet-b1-nv_full-int8-fast-math.nvdla'))).toBe(0);
     expect(JSON.parse(r.originsText!).tasks[0].ops[0].layers).toEqual(['conv1']);
@@ -55,6 +68,25 @@ describe('compile in the model worker', () => {
     await expect(service.graphForView(r.graphDocId!, 'engine')).rejects.toMatchObject({ workerError: { kind: 'internal' } });
     // fp16 ignores the table, with a warning saying so
     expect(again.summary.diagnostics.some((d) => /calibration table only matters for int8/.test(d.message))).toBe(true);
+  });
+
+  it('a new compile of the same net (an option changed) cancels the one running at its next step; the new one completes', async () => {
+    let second: ReturnType<ModelWorkerApi['compile']> | null = null;
+    const seen: string[] = [];
+    const first = service.compile(caffe, { options: {}, calibration: null, caffeGraphId: 'net' }, (p) => {
+      seen.push(p.step);
+      // the user changes the precision while the first compile is in its passes
+      if (!second && /registerBuffers/.test(p.step)) second = service.compile(caffe, { options: { cprecision: 'fp16' }, calibration: null, caffeGraphId: 'net' });
+    });
+    const a = await first;
+    expect(a).toMatchObject({ ok: false, error: { kind: 'cancelled', file: 'lenet_n1.prototxt' } });
+    // it stopped at the step after the one where the new compile arrived, not at the end
+    expect(seen.some((s) => /emit/.test(s))).toBe(false);
+    expect(second).not.toBeNull();
+    const b = await second!;
+    if (!b.ok) throw new Error(b.error.message);
+    expect(b.summary.resolved?.precision).toBe('FP16');
+    expect(b.bytes!.length).toBe(readFileSync('test/fixtures/nvdla/golden/lenet-b1-nv_full-fp16-fast-math.nvdla').length);
   });
 
   it('a calibration table the user picked (a Blob) is read in the worker; a bad one fails as data naming it', async () => {

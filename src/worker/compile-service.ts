@@ -10,7 +10,7 @@
 import * as Comlink from 'comlink';
 import type { CompileForm, CompileProgress, CompileViewResult, InputFile, ModelWorkerApi, OpenResult } from './api';
 import { serviceOf, type OpenedDocument } from '../core/document';
-import { toErrorInfo } from '../core/errors';
+import { FormatError, toErrorInfo } from '../core/errors';
 import type { CompiledNet } from '../core/nvdla/service';
 
 export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile'>;
@@ -50,15 +50,42 @@ function stageDocument(net: CompiledNet, file: string): OpenedDocument {
 
 const FORM_SPECS = async () => (await import('../core/nvdla/service')).COMPILE_OPTION_SPECS;
 
+/** a macrotask: messages that arrived meanwhile (a new compile, a graph call) are handled before the next step */
+function pause(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
+
+/** what the progress bar says for a step of the core's compile */
+function stepText(step: string, done: number, total: number): string {
+  if (step === 'network') return 'building the network from the Caffe layers';
+  if (step === 'canonical') return 'the canonical graph';
+  if (step === 'generateGraph') return 'the engine graph (generateGraph)';
+  if (step === 'emit') return 'emit: writing the loadable';
+  // the passes are steps 3 .. total - 2
+  return `pass ${done - 2} of ${total - 4}: ${step}`;
+}
+
 export function createCompileService(host: CompileHost): { api: CompileApi; forget(docId: string): void } {
   /** per source document: the documents of its last compile */
   const made = new Map<string, string[]>();
+  /** per source document: the compile in progress (a new one, or forgetting the document, cancels it) */
+  const running = new Map<string, { aborted: boolean }>();
   const closeMade = async (docId: string) => {
     for (const id of made.get(docId) ?? []) await host.close(id);
     made.delete(docId);
   };
   return {
     forget(docId) {
+      const r = running.get(docId);
+      if (r) r.aborted = true;
+      running.delete(docId);
       void closeMade(docId);
     },
     api: {
@@ -70,7 +97,13 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
       },
       async compile(docId, request, onProgress): Promise<CompileViewResult> {
         const t0 = performance.now();
-        const total = 4;
+        // one compile per document: a new one (an option changed) cancels the one before at its next step
+        const before = running.get(docId);
+        if (before) before.aborted = true;
+        const signal = { aborted: false };
+        running.set(docId, signal);
+        // steps: reading, the core's steps (network ... emit), opening the loadable
+        const total = (await import('../core/nvdla/compile')).NVDLA_COMPILE_STEPS.length + 2;
         const step = (s: string, done: number) => onProgress?.({ step: s, done, total } satisfies CompileProgress);
         const file = (await host.doc(docId).catch(() => null))?.summary.file ?? 'NPU Studio';
         try {
@@ -80,9 +113,16 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           const calibration = request.calibration
             ? { file: request.calibration.file, ...(request.calibration.blob ? { text: await request.calibration.blob.text() } : {}) }
             : null;
-          step('compiling: network, canonical and engine graphs, passes, memory, emit', 1);
-          const net = await service.compile({ options: request.options, calibration }, request.caffeGraphId, () => performance.now());
-          step('opening the loadable', 3);
+          const net = await service.compile({ options: request.options, calibration }, request.caffeGraphId, {
+            signal,
+            now: () => performance.now(),
+            onProgress: async (p) => {
+              step(stepText(p.step, p.done, p.total), p.done + 1);
+              await pause();
+            },
+          });
+          if (signal.aborted) throw new FormatError({ kind: 'cancelled', file, message: 'the compile was cancelled: a newer one of the same net replaced it' });
+          step('opening the loadable', total - 1);
           await closeMade(docId);
           const ids: string[] = [];
           const graphDocId = net.summary.graphs.length ? host.adopt(stageDocument(net, doc.summary.file)) : null;
@@ -94,8 +134,13 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
             loadableDocId = opened.docId;
             ids.push(opened.docId);
           }
+          if (signal.aborted) {
+            // a newer compile started while the loadable opened: it owns the view now
+            for (const id of ids) await host.close(id);
+            throw new FormatError({ kind: 'cancelled', file, message: 'the compile was cancelled: a newer one of the same net replaced it' });
+          }
           made.set(docId, ids);
-          step('done', 4);
+          step('done', total);
           const { originsSidecarText } = await import('../core/nvdla/service');
           const bytes = net.bytes ? net.bytes.slice() : null;
           const result: CompileViewResult = {
@@ -111,6 +156,8 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           return bytes ? Comlink.transfer(result, [bytes.buffer as ArrayBuffer]) : result;
         } catch (e) {
           return { ok: false, error: toErrorInfo(e, file) };
+        } finally {
+          if (running.get(docId) === signal) running.delete(docId);
         }
       },
     },

@@ -20,6 +20,7 @@ import { activationBytes, layerTypeCounts, parameterCount } from './net';
 import { caffeRunService } from './run-service';
 import type { CompileService } from '../format';
 import type { Graph } from '../graph/model';
+import type { CaffeDeploy, CaffeWeights } from '../nvdla/network/caffe-input';
 
 export const FIRST_VALUES = 64;
 export const HISTOGRAM_BINS = 32;
@@ -295,9 +296,10 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
  * from the file set or given by the view.
  */
 function caffeCompileService(model: CaffeModel, files: SourceFile[], graph: (id: string) => Graph): CompileService {
+  let parsed: { deploy: CaffeDeploy; weights: CaffeWeights } | null = null;
   return {
     calibrationFiles: () => files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name),
-    async compile(request, caffeGraphId, now) {
+    async compile(request, caffeGraphId, hooks) {
       const nvdla = await import('../nvdla/service');
       const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
       const netFile = files.find((f) => f.name === model.netFile.file);
@@ -309,10 +311,10 @@ function caffeCompileService(model: CaffeModel, files: SourceFile[], graph: (id:
         throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles the net with its trained weights: drop the .caffemodel together with the .prototxt' });
       }
       if (weightsFile.skeleton) throw new FormatError({ kind: 'unsupported', file: weightsFile.name, message: 'the weights are still being read; compile again in a moment' });
-      const deploy = readDeploy(new TextDecoder().decode(netFile.bytes), netFile.name);
-      const weights = readWeights(weightsFile.bytes, weightsFile.name);
+      // the files of a document never change: read them for the first compile, keep them for the next ones (an option changed)
+      parsed ??= { deploy: readDeploy(new TextDecoder().decode(netFile.bytes), netFile.name), weights: readWeights(weightsFile.bytes, weightsFile.name) };
       const calibration = nvdla.calibrationOf(request, files);
-      return nvdla.compileForView(deploy, weights, request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), now);
+      return nvdla.compileForViewStepwise(parsed.deploy, parsed.weights, request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), hooks);
     },
   };
 }

@@ -43,7 +43,35 @@ export interface NvdlaCompileResult {
   reached: NvdlaStageName | null;
 }
 
+/** Where a compile is: before step `done` (0-based) of `total`, named as nvdla_compiler names it. */
+export interface NvdlaCompileProgress {
+  /** `network`, `canonical`, `generateGraph`, a pass name (`registerBuffers` ... `resolveMemory`), `emit` */
+  step: string;
+  done: number;
+  total: number;
+}
+
+/** the steps of a compile in order: the network, the canonical graph, generateGraph, every engine pass, emit */
+export const NVDLA_COMPILE_STEPS: readonly string[] = ['network', 'canonical', 'generateGraph', ...ENGINE_PASSES.map((p) => p.name), 'emit'];
+
+/** The whole compile at once (the CLI, tests, benches). */
 export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options: Partial<NvdlaCompileOptions> = {}): NvdlaCompileResult {
+  const steps = compileNvdlaSteps(deploy, weights, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The compile step by step: yields before each step of `NVDLA_COMPILE_STEPS` (a worker reports
+ * progress there, yields to its event loop and may stop: a generator left unfinished computes
+ * nothing more), returns the result. A refused step ends it early, as `compileNvdla` does.
+ */
+export function* compileNvdlaSteps(deploy: CaffeDeploy, weights: CaffeWeights, options: Partial<NvdlaCompileOptions> = {}): Generator<NvdlaCompileProgress, NvdlaCompileResult, void> {
+  const total = NVDLA_COMPILE_STEPS.length;
+  let done = 0;
+  const at = (step: string): NvdlaCompileProgress => ({ step, done: done++, total });
   const result: NvdlaCompileResult = { resolved: null, diagnostics: [], network: null, canonical: null, engine: null, passes: [], loadable: null, tasks: null, bytes: null, reached: null };
   try {
     result.resolved = resolveOptions(options);
@@ -58,15 +86,18 @@ export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options
   for (const w of warnings) result.diagnostics.push({ severity: 'warning', stage: 'options', message: `--${w.option}: ${w.message}` });
   result.reached = 'options';
 
+  yield at('network');
   const net = buildNetwork(deploy, weights, { precision: profile.computePrecision === 'INT8' ? 'INT8' : 'FP16', calibration: result.resolved.options.calibtable });
   result.diagnostics.push(...net.diagnostics);
   if (!net.network) return result;
   result.network = net.network;
   result.reached = 'network';
 
+  yield at('canonical');
   result.canonical = generateCanonicalGraph(net.network);
   result.reached = 'canonical';
 
+  yield at('generateGraph');
   const eng = generateEngineGraph(result.canonical, profile, target);
   result.diagnostics.push(...eng.diagnostics);
   if (!eng.graph) return result;
@@ -76,6 +107,7 @@ export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options
   const ctx = { profile: { ...profile, multiBatchSize: eng.graph.batchSize }, target };
   let graph = eng.graph;
   for (const pass of ENGINE_PASSES) {
+    yield at(pass.name);
     try {
       const r = pass.run(graph, ctx);
       result.diagnostics.push(...r.diagnostics);
@@ -88,6 +120,7 @@ export function compileNvdla(deploy: CaffeDeploy, weights: CaffeWeights, options
   }
   result.reached = 'passes';
 
+  yield at('emit');
   try {
     const emitted = emitLoadable(graph, ctx);
     result.loadable = emitted.loadable;

@@ -1,5 +1,6 @@
 /**
- * The compile view's data, built from one `compileNvdla` run (pure: no DOM, no worker). The
+ * The compile view's data, built from one `compileNvdla` run (pure: no DOM, no worker; step by
+ * step with progress and cancel in `compileForViewStepwise`). The
  * Caffe document's `compile` capability (core/format.ts `CompileService`) hands the worker a
  * `CompiledNet`: a summary the UI receives whole (options as resolved, diagnostics, the pass
  * timeline with what each pass changed, origin tables of every graph, the memory plan, the
@@ -12,12 +13,12 @@
  * highlight each other through one id space.
  */
 import { FormatError } from '../errors';
-import type { CompiledNet, GraphService, NodeDetails } from '../format';
+import type { CompiledNet, CompileHooks, GraphService, NodeDetails } from '../format';
 import type { CaffeGraphNames, CompiledGraphInfo, CompileOptionSpec, CompileOptionValues, CompileRequest, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from './compile-summary';
 import type { Graph, GraphNode } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
 import { parseCalibrationTable, type CalibrationTable } from './calibrate/table';
-import { compileNvdla, type NvdlaCompileResult } from './compile';
+import { compileNvdla, compileNvdlaSteps, type NvdlaCompileResult } from './compile';
 import type { EngineGraph, TensorSurfaceDesc } from './engine/model';
 import type { CaffeDeploy, CaffeWeights } from './network/caffe-input';
 import { DEFAULT_OPTIONS, type NvdlaCompileOptions } from './options';
@@ -263,7 +264,41 @@ export function compileForView(deploy: CaffeDeploy, weights: CaffeWeights, reque
   const t0 = now();
   const options: CompileOptionValues = { ...COMPILE_DEFAULTS, ...request.options };
   const r = compileNvdla(deploy, weights, { ...options, calibtable: calibration });
-  const ms = now() - t0;
+  return viewOfCompile(r, options, calibration, caffe, now() - t0);
+}
+
+/**
+ * `compileForView` step by step: `hooks.onProgress` hears of every step (network, canonical,
+ * generateGraph, each pass, emit; awaited, so a worker yields to its event loop there) and a
+ * compile whose `hooks.signal` is aborted by then stops with a FormatError of kind `cancelled`
+ * naming the step it did not start.
+ */
+export async function compileForViewStepwise(
+  deploy: CaffeDeploy,
+  weights: CaffeWeights,
+  request: CompileRequest,
+  calibration: CalibrationTable | null,
+  caffe: CaffeGraphNames,
+  hooks: CompileHooks = {},
+): Promise<CompiledNet> {
+  const now = hooks.now ?? (() => 0);
+  const t0 = now();
+  const options: CompileOptionValues = { ...COMPILE_DEFAULTS, ...request.options };
+  const steps = compileNvdlaSteps(deploy, weights, { ...options, calibtable: calibration });
+  let ms = 0;
+  for (;;) {
+    const t = now();
+    const next = steps.next();
+    ms += now() - t;
+    if (next.done) return viewOfCompile(next.value, options, calibration, caffe, ms);
+    await hooks.onProgress?.(next.value);
+    if (hooks.signal?.aborted) {
+      throw new FormatError({ kind: 'cancelled', file: deploy.file, message: `the compile was cancelled before ${next.value.step} (step ${next.value.done + 1} of ${next.value.total})` });
+    }
+  }
+}
+
+function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, calibration: CalibrationTable | null, caffe: CaffeGraphNames, ms: number): CompiledNet {
   const sources = r.network ? r.network.sources.map((s) => ({ id: s.id, name: s.name })) : [];
   const names = new Map(sources.map((s) => [s.id, s.name]));
   const idOfName = new Map(sources.map((s) => [s.name, s.id]));
