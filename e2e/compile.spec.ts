@@ -95,15 +95,32 @@ test.describe('compile for NVDLA', () => {
     }
   });
 
-  test('an option change recompiles with progress; fp16 has no sdp-scale; a refusal names the layer with the Caffe graph still shown', async ({ page }) => {
+  test('an option change recompiles with progress per pass (a newer change cancels the compile running); fp16 has no sdp-scale; a refusal names the layer with the Caffe graph still shown', async ({ page }) => {
     await page.goto('/?sample=none');
     await dropFiles(page, [fixture('lenet.prototxt'), fixture('lenet_iter_10000.caffemodel')]);
     await expect(page.getByRole('status')).toContainText('lenet.prototxt');
     await page.keyboard.press('Control+Shift+B');
     const view = page.getByTestId('compile-view');
     await expect(view.getByTestId('compile-status')).toHaveAttribute('data-reached', 'emit', { timeout: 30_000 });
+    // every text the progress bar shows from now on
+    await page.evaluate(() => {
+      const w = window as unknown as { progressTexts: string[] };
+      w.progressTexts = [];
+      new MutationObserver(() => {
+        const t = document.querySelector('[data-testid="compile-progress"]')?.textContent;
+        if (t && w.progressTexts.at(-1) !== t) w.progressTexts.push(t);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    // three option changes in a row: the compiles they replace are cancelled, the last one's result shows
     await view.getByRole('combobox', { name: 'cprecision' }).selectOption('fp16');
+    await view.getByRole('combobox', { name: 'profile' }).selectOption('basic');
+    await view.getByRole('combobox', { name: 'profile' }).selectOption('fast-math');
     await expect(view.getByTestId('compile-status')).toContainText('FP16', { timeout: 30_000 });
+    await expect(view.getByTestId('compile-status')).toContainText('fast-math');
+    await expect(view.getByRole('alert')).toHaveCount(0);
+    // the progress bar named the passes as the worker ran them
+    const texts = await page.evaluate(() => (window as unknown as { progressTexts: string[] }).progressTexts);
+    expect(texts.filter((t) => /^pass \d+ of 15: [a-zA-Z]+…$/.test(t)).length).toBeGreaterThan(0);
     const engine = view.getByRole('region', { name: 'Engine graph' });
     await expect(engine.getByRole('button', { name: /dc-conv-0/ })).toBeVisible();
     await expect(engine.getByRole('button', { name: /sdp-scale/ })).toHaveCount(0);
