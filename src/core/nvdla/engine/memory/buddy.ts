@@ -21,22 +21,31 @@ function log2Floor(x: number): number {
 const isPowerOfTwo = (x: number) => x > 0 && (x & (x - 1)) === 0;
 
 /** a bit per node of a complete binary tree of `levels` levels */
+// the set bits only (a compile sets a few hundred of up to 2^levels): a 4 GiB pool at 4 KiB
+// granularity would otherwise zero-fill two 1 MiB arrays per allocator on every compile
 class BitTree {
-  private readonly bits: Uint8Array;
+  private readonly ones = new Set<number>();
+  private readonly size: number;
   constructor(levels: number) {
-    this.bits = new Uint8Array(2 ** levels);
+    this.size = 2 ** levels;
   }
+  /** the bit's index, -1 outside the tree (reads false, writes ignored: as the typed array this replaced) */
   private at(level: number, index: number): number {
-    return 2 ** level - 1 + index;
+    const i = 2 ** level - 1 + index;
+    return Number.isInteger(i) && i >= 0 && i < this.size ? i : -1;
   }
   get(level: number, index: number): boolean {
-    return this.bits[this.at(level, index)] === 1;
+    return this.ones.has(this.at(level, index));
   }
   set(level: number, index: number, v: boolean): void {
-    this.bits[this.at(level, index)] = v ? 1 : 0;
+    const i = this.at(level, index);
+    if (i < 0) return;
+    if (v) this.ones.add(i);
+    else this.ones.delete(i);
   }
   flip(level: number, index: number): void {
-    this.bits[this.at(level, index)] ^= 1;
+    const i = this.at(level, index);
+    if (i >= 0 && !this.ones.delete(i)) this.ones.add(i);
   }
 }
 
