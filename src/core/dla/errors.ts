@@ -46,3 +46,16 @@ export class DlaExecError extends FormatError {
     this.field = field;
   }
 }
+
+/** Something the run noticed that does not stop it (a layout that computes other than meant, an input left zero). */
+export interface DlaWarning {
+  place: DlaPlace | null;
+  field: string | null;
+  message: string;
+  /** the whole sentence, place first */
+  text: string;
+}
+
+export function dlaWarning(place: DlaPlace | null, field: string | null, message: string): DlaWarning {
+  return { place, field, message, text: place ? `${placeText(place)}: ${field ? `${field}: ` : ''}${message}` : message };
+}

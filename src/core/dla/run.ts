@@ -25,7 +25,7 @@ import { runEmu } from './engines/emu';
 import { runPdp } from './engines/pdp';
 import { runRubik } from './engines/rubik';
 import { runSdp } from './engines/sdp';
-import { DlaExecError, type DlaPlace } from './errors';
+import { DlaExecError, dlaWarning, type DlaPlace, type DlaWarning } from './errors';
 import { DLA_CONFIGS, inferHardware, type DlaConfigName, type DlaHardware } from './hardware';
 import { DlaMemory, type BindableTensor } from './memory';
 import { DeadlockError, ScheduleError, schedule, type SchedOp } from './scheduler';
@@ -103,7 +103,7 @@ export interface DlaRunResult {
   /** per task: completion order of its op slots, and the scheduler's steps */
   tasks: { index: number; kind: 'DLA' | 'EMU' | 'other'; order: number[]; steps: { kind: string; slot: number; group: number }[] }[];
   outputs: OutputTensor[];
-  warnings: string[];
+  warnings: DlaWarning[];
   totalMs: number;
 }
 
@@ -126,7 +126,7 @@ export async function runLoadable(loadable: Loadable, options: DlaRunOptions): P
   const hardware = options.hardware ? DLA_CONFIGS[options.hardware] : inferred.hardware;
   const hardwareReason = options.hardware ? `given: ${options.hardware}` : inferred.reason;
   const mem = new DlaMemory(loadable, file);
-  const warnings: string[] = [];
+  const warnings: DlaWarning[] = [];
   bindInputs(mem, options.inputs, file, warnings);
   mem.applyRelocations();
   const capture = options.captureSurfaces ?? true;
@@ -146,7 +146,7 @@ export async function runLoadable(loadable: Loadable, options: DlaRunOptions): P
         throw new DlaExecError(file, 'corrupt', { task: t.index, kind: t.kind }, 'pre_actions', `deadlock: the task waits for event ${a} (target ${e.target} >= ${e.val}), which no task before it signals`);
       }
     }
-    if (t.kind === 'DLA') tasks.push(await runDlaTask(t, decoded, mem, hardware, options, slots, total, capture, file, now));
+    if (t.kind === 'DLA') tasks.push(await runDlaTask(t, decoded, mem, hardware, options, slots, total, capture, file, now, warnings));
     else if (t.kind === 'EMU') tasks.push(await runEmuTask(t, mem, hardware, options, slots, total, capture, file, now));
     else throw new DlaExecError(file, 'unsupported', { task: t.index, kind: t.interfaceName }, 'interface', `interface ${t.interface} is neither DLA1 nor EMU1`);
     for (const a of entry.post_actions) {
@@ -161,12 +161,12 @@ export async function runLoadable(loadable: Loadable, options: DlaRunOptions): P
   return { file, hardware, hardwareReason, slots, tasks, outputs, warnings, totalMs: now() - start };
 }
 
-function bindInputs(mem: DlaMemory, inputs: BoundInput[], file: string, warnings: string[]): void {
+function bindInputs(mem: DlaMemory, inputs: BoundInput[], file: string, warnings: DlaWarning[]): void {
   for (const b of mem.bindable.filter((x) => x.kind === 'input')) {
     const given = inputs.find((i) => i.bindId === b.bindId);
     const dst = mem.tensorBytes(b);
     if (!given) {
-      warnings.push(`input ${b.desc?.name ?? b.bindId} (bind id ${b.bindId}) was not given: it runs as zeros`);
+      warnings.push(dlaWarning(null, null, `input ${b.desc?.name ?? b.bindId} (bind id ${b.bindId}) was not given: it runs as zeros`));
       continue;
     }
     if (given.bytes.length !== dst.length) {
@@ -188,7 +188,7 @@ function record(slots: SlotRun[], base: Omit<SlotRun, 'order' | 'output'>, out: 
   return run;
 }
 
-async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: DlaHardware, options: DlaRunOptions, slots: SlotRun[], total: number, capture: boolean, file: string, now: () => number): Promise<DlaRunResult['tasks'][number]> {
+async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: DlaHardware, options: DlaRunOptions, slots: SlotRun[], total: number, capture: boolean, file: string, now: () => number, warnings: DlaWarning[]): Promise<DlaRunResult['tasks'][number]> {
   const place = (slot?: number, engine?: string): DlaPlace => ({ task: t.index, kind: 'DLA', ...(slot !== undefined ? { slot, engine } : {}) });
   const nd = t.network;
   if (!nd) throw new DlaExecError(file, 'corrupt', place(), 'network_desc', 'the network descriptor could not be read');
@@ -237,6 +237,7 @@ async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: Dl
         }
         case 1: {
           const r = runConv(ctx, s.op!, s.surface!, { kernels: options.kernels });
+          warnings.push(...r.warnings);
           streams.set(s.slot, r.stream);
           out = r.output;
           break;

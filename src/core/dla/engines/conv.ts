@@ -31,6 +31,7 @@ import type { Kernels } from '../../kernels/kernels';
 import { MEM_TYPE, PIXEL_LAYOUTS, PRECISION, cubeOf, elementBytes, imageExtent, readFeature, readImage } from '../cube';
 import { convert, roundShiftRight } from '../fixed';
 import { halfTable } from '../half';
+import { dlaWarning, type DlaWarning } from '../errors';
 import { fail, featureRef, num, type EngineContext, type EngineOutput, type Stream } from './context';
 
 const FEATURE = 36;
@@ -165,6 +166,31 @@ export interface ConvResult {
   output: EngineOutput;
   /** the convolution in standard terms, for tests and the UI */
   geometry: ConvGeometry;
+  /** what computes other than the network meant (the post-extension layout of nvdla_compiler) */
+  warnings: DlaWarning[];
+}
+
+/**
+ * The kernel row whose weights sit, in nvdla_compiler's post-extended layout, where the CSC reads
+ * row p (p = 0 .. R - 1), or -1 where the layout holds no row of this kernel.
+ *
+ * The CSC reads super atoms of `ext` rows, stripe s holding rows s x ext .. s x ext + ext - 1
+ * (cmod NV_NVDLA_csc.cpp: input line `kernel_atom x post_y_extension`, weights contiguous per
+ * stripe). nvdla_compiler (WeightTranslationUnit.h, execWtTrnsOpsForIMGPostCE) writes stripe s
+ * from rows s x FULL_ROWS_PER_GROUP + j, FULL_ROWS_PER_GROUP = floor(atomic C / channels), and the
+ * rows past the last full stripe from their own place. When floor(atomic C / channels) is not
+ * `ext`, rows are skipped and others repeated: LeNet's conv1 on nv_full (20 pre-extended
+ * channels, atomic C 64, ext 2) uses rows 0, 1, 3, 4, 4 for rows 0 .. 4.
+ */
+export function postExtensionRows(R: number, ext: number, channels: number, atomicC: number): number[] {
+  const fullRows = Math.floor(atomicC / channels);
+  const fullStripes = Math.floor(R / ext);
+  const rows: number[] = [];
+  for (let p = 0; p < R; p++) {
+    const r = p < fullStripes * ext ? Math.floor(p / ext) * fullRows + (p % ext) : p;
+    rows.push(r < R ? r : -1);
+  }
+  return rows;
 }
 
 export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedStruct, options: ConvOptions = {}): ConvResult {
@@ -265,11 +291,22 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
   if (wt.size < wBytes) fail(ctx, 'corrupt', 'surface.weight_data.size', `${wt.size} bytes hold less than ${K} kernels of ${bytesPerKernel} bytes`);
   const wRef = ctx.mem.resolve(ctx.task, ctx.taskIndex, wt.address, wt.offset, wBytes, ctx.place, 'surface.weight_data.address');
   const postExtension = n('post_extension');
+  const warnings: DlaWarning[] = [];
   let weights: Float64Array;
   if (isImage && postExtension > 0) {
     if (postExtension > 2) fail(ctx, 'corrupt', 'op.post_extension', `${postExtension}: the CSC extends by 2 (1) or 4 (2) lines`);
     if (kC > ctx.hw.atomicC) fail(ctx, 'corrupt', 'op.post_extension', `post-extension needs the ${kC} pre-extended channels to fit one atom of ${ctx.hw.atomicC}`);
     weights = decodePostExtendedWeights(wRef.buf, wRef.base, K, kC, R, eb, isInt, kernelsPerGroup, 1 << postExtension);
+    const rows = postExtensionRows(R, 1 << postExtension, kC, ctx.hw.atomicC);
+    if (rows.some((r, p) => r !== p)) {
+      warnings.push(
+        dlaWarning(
+          ctx.place,
+          'op.post_extension',
+          `${postExtension} (${1 << postExtension} kernel rows a stripe) with ${kC} pre-extended channels on ${ctx.hw.name} (atomic C ${ctx.hw.atomicC}): nvdla_compiler lays such weights out ${Math.floor(ctx.hw.atomicC / kC)} rows apart per stripe, so if it wrote this loadable the CSC multiplies input rows 0..${R - 1} by kernel rows ${rows.map((r) => (r < 0 ? '?' : r)).join(', ')}: the convolution differs from the network's (an upstream layout bug; the model computes what the hardware would)`,
+        ),
+      );
+    }
   } else {
     weights = decodeDirectWeights(wRef.buf, wRef.base, K, kC, R, kS, eb, isInt, ctx.hw.atomicC, kernelsPerGroup);
   }
@@ -314,6 +351,7 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
     stream,
     output: { channel: K, height: dst.height, width: dst.width, precision: isFloat ? 'FP32' : 'INT32', where: 'stream', data, saturated },
     geometry,
+    warnings,
   };
 }
 
