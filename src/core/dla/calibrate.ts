@@ -15,6 +15,7 @@
  *   of each level; the i of least KL(P || Q) gives t = i x bin width.
  */
 import { FormatError } from '../errors';
+import { str, strs, subs, type CaffeDeploy } from '../nvdla/network/caffe-input';
 
 export const BINS = 2048;
 const LEVELS = 128;
@@ -175,6 +176,8 @@ export interface CalibrationRow {
   /** the histogram, 128 bins over [0, range) */
   histogram: number[];
   range: number;
+  /** the tensor whose scale this one takes (an engine that cannot rescale writes it) */
+  tiedTo?: string;
 }
 
 export interface CalibrationResult {
@@ -210,7 +213,13 @@ export class CalibrationCollector {
     return this.histograms.get(name);
   }
 
-  result(method: CalibrationMethod, file = 'calibration'): CalibrationResult {
+  /**
+   * `sameScale`: tensors whose scale must be another's (name -> the one it copies): an engine
+   * that cannot rescale (PDP pooling, a concatenation) writes its input's integers, so its output
+   * must carry its input's scale; nvdla_compiler takes whatever the table says and would
+   * misread those integers (see `poolingScaleTies`).
+   */
+  result(method: CalibrationMethod, file = 'calibration', sameScale: Record<string, string> = {}): CalibrationResult {
     if (this.histograms.size === 0) throw new FormatError({ kind: 'empty', file, message: 'no activations were collected: the calibration needs at least one input' });
     const rows: CalibrationRow[] = [];
     const table: CalibrationResult['table'] = {};
@@ -229,6 +238,35 @@ export class CalibrationCollector {
       rows.push({ name, absmax: h.absmax, threshold: t, scale, count: h.total, clipped: h.total ? above / h.total : 0, histogram: coarse, range: h.range });
       table[name] = { scale, min: 0, max: 0, offset: 0 };
     }
+    for (const [name, source] of Object.entries(sameScale)) {
+      const from = table[source];
+      const row = rows.find((r) => r.name === name);
+      if (!from || !row) continue;
+      row.scale = from.scale;
+      row.tiedTo = source;
+      table[name] = { ...from };
+    }
     return { method: methodText(method), inputs: this.inputs, rows, table };
   }
+}
+
+/**
+ * Pooling layers of a Caffe net and the layer whose output they pool (the last writer of their
+ * bottom blob, in-place layers included): the PDP averages or picks int8 values without
+ * rescaling, so a pooling layer's output scale must be its input's.
+ */
+export function poolingScaleTies(deploy: CaffeDeploy): Record<string, string> {
+  const lastWriter = new Map<string, string>();
+  const ties: Record<string, string> = {};
+  for (const layer of [...subs(deploy.net, 'layer'), ...subs(deploy.net, 'layers')]) {
+    const name = str(layer, 'name');
+    const type = str(layer, 'type');
+    const bottoms = strs(layer, 'bottom');
+    if ((type === 'Pooling' || type === 'POOLING' || type === '17') && bottoms.length === 1) {
+      const from = lastWriter.get(bottoms[0]!);
+      if (from) ties[name] = from;
+    }
+    for (const top of strs(layer, 'top')) lastWriter.set(top, name);
+  }
+  return ties;
 }

@@ -19,7 +19,7 @@ export function floatForward(deploy: CaffeDeploy, weights: CaffeWeights, input: 
   const k = referenceKernels();
   const blobs = new Map<string, FloatBlob>();
   const byLayer = new Map<string, FloatBlob>();
-  const weightLayers = new Map(subs(weights.net, 'layer').map((l) => [str(l, 'name'), subs(l, 'blobs').map((b) => floats(b['data'])!)]));
+  const weightLayers = new Map([...subs(weights.net, 'layer'), ...subs(weights.net, 'layers')].map((l) => [str(l, 'name'), subs(l, 'blobs').map((b) => floats(b['data'])!)]));
   for (const layer of subs(deploy.net, 'layer')) {
     const name = str(layer, 'name');
     const type = str(layer, 'type');
