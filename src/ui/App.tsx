@@ -17,6 +17,7 @@ import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
+import { useCaffeErrorFills } from './run-loadable/caffe-fills';
 
 bindLayoutToHash();
 
@@ -37,6 +38,9 @@ export function App() {
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && view === 'graph';
   // an NVDLA loadable opens in its own views (tasks, graph, memory map, blobs, compare)
   const loadable = useStudio((s) => can(activeDoc(s)?.summary, 'loadable'));
+  // a Caffe net compared with a loadable: its layers coloured by the error of the op slots computing them
+  const active = useStudio(activeDoc);
+  const errorFills = useCaffeErrorFills(active ?? null, theme);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -118,7 +122,7 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
+            {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} {...(errorFills ? { nodeFill: errorFills } : {})} />}
             <SidePanel />
           </>
         ) : (
