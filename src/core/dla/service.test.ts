@@ -15,7 +15,7 @@ import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { calibrateCaffe } from './caffe-calibration';
 import { inputValues, loadableRunPlan } from './service';
-import { decodeTasks } from '../loadable/tasks';
+import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
 
 const require = createRequire(import.meta.url);
@@ -52,6 +52,17 @@ describe('plan', () => {
     const calib = loadableRunPlan(decodeTasks(read(goldenBytes('lenet-b1-nv_full-int8-fast-math-calib'), 'b.nvdla')));
     expect(calib.uncalibrated).toBe(false);
     expect(calib.warnings.join(' ')).not.toMatch(/meaningless/);
+  });
+});
+
+describe('a loadable that cannot run', () => {
+  it('the damage is named by task, op slot and field', () => {
+    const bytes = Uint8Array.from(goldenBytes('lenet-b1-nv_small-fp16-fast-math'));
+    const l = read(bytes, 'x.nvdla');
+    const common = (decodeTasks(l).tasks[0] as DlaTask).slots[2]!.common;
+    l.blobs.find((b) => b.name === common.blob)!.data[common.fields.find((f) => f.name === 'op_type')!.offset] = 9;
+    const plan = loadableRunPlan(decodeTasks(read(bytes, 'x.nvdla')));
+    expect(plan.problems[0]).toBe('task 0 (DLA) op slot 2 (op_type 9), field common.op_type: 9 is not a known value of op_type');
   });
 });
 

@@ -67,10 +67,28 @@ function softmaxScales(d: DecodedLoadable): { input: number; output: number } | 
   return null;
 }
 
+/**
+ * `task[0].slot[2].common.op_type` as a person reads it: `task 0 (DLA) op slot 2 (CONV), field
+ * common.op_type: `; other paths as they are.
+ */
+export function placeOfPath(d: DecodedLoadable, path: string | undefined): string {
+  if (!path) return '';
+  const m = /^task\[(\d+)\]\.(slot|op)\[(\d+)\](?:\.(.+))?$/.exec(path);
+  if (!m) {
+    const t = /^task\[(\d+)\](?:\.(.+))?$/.exec(path);
+    return t ? `task ${t[1]}${t[2] ? `, field ${t[2]}` : ''}: ` : `${path}: `;
+  }
+  const task = d.tasks[Number(m[1])];
+  const kind = task?.kind === 'EMU' ? 'EMU' : 'DLA';
+  const op = task?.kind === 'DLA' ? task.slots.find((s) => s.slot === Number(m[3])) : task?.kind === 'EMU' ? task.ops.find((o) => o.slot === Number(m[3])) : undefined;
+  const engine = op ? ('opName' in op ? op.opName : op.engine) : null;
+  return `task ${m[1]} (${kind}) ${kind === 'EMU' ? 'op' : 'op slot'} ${m[3]}${engine ? ` (${engine})` : ''}${m[4] ? `, field ${m[4]}` : ''}: `;
+}
+
 /** Plan of a run: tensors, precision, the warnings to show first. */
 export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
   const file = d.loadable.file;
-  const problems = d.damage.filter((x) => x.kind !== 'limit').map((x) => `${x.path ? `${x.path}: ` : ''}${x.message}`);
+  const problems = d.damage.filter((x) => x.kind !== 'limit').map((x) => `${placeOfPath(d, x.path)}${x.message}`);
   let tensors: TensorSpec[] = [];
   try {
     tensors = bindableTensors(d.loadable, file);
