@@ -8,9 +8,9 @@
  */
 import * as Comlink from 'comlink';
 import type { CalibrationView, InputFile, LoadableRunInputFile, ModelWorkerApi } from './api';
-import { serviceOf, type OpenedDocument } from '../core/document';
+import { openDocument, serviceOf, type OpenedDocument, type OpenOptions } from '../core/document';
 import { FormatError } from '../core/errors';
-import type { RunInputValue, SourceFile } from '../core/format';
+import type { RunInputValue, RunService, SourceFile } from '../core/format';
 import type { LoadableInputValue } from '../core/dla/run-types';
 import type { CalibrationMethod, CalibrationResult } from '../core/dla/calibrate';
 import { decodeImageInWorker, type RunHost } from './run-service';
@@ -42,6 +42,29 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
   const calibrations = new Map<string, { result(method: CalibrationMethod): CalibrationResult; inputs: string[] }>();
   const every = host.yieldEveryMs ?? 40;
   const decode = host.decodeImage ?? decodeImageInWorker;
+  /** per Caffe document: a copy opened at batch 1, for inputs that are one item (an image, the loadable's input) */
+  const oneItem = new Map<string, { key: string; doc: Promise<OpenedDocument> }>();
+
+  /**
+   * The run service for one item: the document itself when its batch (a document option) is 1 or
+   * it has none, else a copy of it opened from its files with the same options and batch 1 (a
+   * deploy written for batch 64 would compute one image 64 times).
+   */
+  const oneItemRun = async (caffeDocId: string, files: InputFile[]): Promise<RunService> => {
+    const d = await doc(caffeDocId);
+    const options = d.summary.options ?? [];
+    const batch = options.find((o) => o.name === 'batch');
+    if (!batch || batch.value === 1) return serviceOf(d, 'run');
+    const key = `${files.map((f) => `${f.name}:${f.blob.size}`).join('|')} ${JSON.stringify(options.map((o) => o.value))}`;
+    let copy = oneItem.get(caffeDocId);
+    if (!copy || copy.key !== key) {
+      const values: OpenOptions = Object.fromEntries(options.map((o) => [o.name, o.value]));
+      copy = { key, doc: (async () => openDocument(await sourceFiles(files), { ...values, batch: 1 }))() };
+      oneItem.set(caffeDocId, copy);
+      copy.doc.catch(() => oneItem.delete(caffeDocId));
+    }
+    return serviceOf(await copy.doc, 'run');
+  };
 
   /** a throttled progress callback that yields to the event loop when it reports */
   const throttled = <P extends { done: number; total: number }>(onProgress?: (p: P) => void) => {
@@ -74,6 +97,7 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
         map.delete(docId);
       }
       calibrations.delete(docId);
+      oneItem.delete(docId);
     },
     api: {
       async loadableRunPlan(docId) {
@@ -105,8 +129,9 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
       },
       async compareLoadable(docId, caffeDocId, caffeFiles) {
         const service = serviceOf(await doc(docId), 'runLoadable');
-        const caffe = serviceOf(await doc(caffeDocId), 'run');
-        return service.compare(caffe, await sourceFiles(caffeFiles), { now: () => performance.now() });
+        const caffe = await oneItemRun(caffeDocId, caffeFiles);
+        const kernels = await host.kernels?.();
+        return service.compare(caffe, await sourceFiles(caffeFiles), { now: () => performance.now(), ...(kernels ? { caffeKernels: kernels } : {}) });
       },
       async comparePlanes(docId, order, channel) {
         const p = serviceOf(await doc(docId), 'runLoadable').comparePlanes(order, channel);
@@ -115,6 +140,8 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
       async calibrate(caffeDocId, caffeFiles, inputs, methodText, onProgress) {
         const d = await doc(caffeDocId);
         const run = serviceOf(d, 'run');
+        const single = inputs.some((i) => i.kind !== 'array') ? await oneItemRun(caffeDocId, caffeFiles) : run;
+        const kernels = await host.kernels?.();
         const m = await method(methodText, d.summary.file);
         const before = calibrating.get(caffeDocId);
         if (before) before.aborted = true;
@@ -128,7 +155,7 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
             else values.push({ name: v.file, value: v });
           }
           const { calibrateCaffe } = await import('../core/dla/caffe-calibration');
-          const c = await calibrateCaffe(run, await sourceFiles(caffeFiles), values, { signal, onProgress: throttled(onProgress) });
+          const c = await calibrateCaffe((v) => (v.kind === 'array' ? run : single), await sourceFiles(caffeFiles), values, { signal, onProgress: throttled(onProgress), ...(kernels ? { kernels } : {}) });
           calibrations.set(caffeDocId, c);
           return view(c, m);
         } finally {

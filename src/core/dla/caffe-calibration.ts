@@ -10,6 +10,7 @@ import { FormatError } from '../errors';
 import type { RunInputValue, RunService, SourceFile } from '../format';
 import { CalibrationCollector, poolingScaleTies, type CalibrationMethod, type CalibrationResult } from './calibrate';
 import type { CalibrationProgress } from './run-types';
+import type { CaffeKernels } from '../caffe/forward/heavy';
 
 export interface CaffeCalibration {
   /** the histograms of every input run so far */
@@ -24,6 +25,8 @@ export interface CaffeCalibration {
 export interface CaffeCalibrationHooks {
   onProgress?(p: CalibrationProgress): void | Promise<void>;
   signal?: { readonly aborted: boolean };
+  /** the heavy layers' kernels (default: the plain TypeScript reference) */
+  kernels?: CaffeKernels;
 }
 
 /** The deploy text of a Caffe file set (the `.prototxt`), for the pooling ties; null when there is none. */
@@ -34,11 +37,16 @@ async function tiesOf(files: SourceFile[]): Promise<Record<string, string>> {
   return poolingScaleTies(readDeploy(new TextDecoder().decode(deployFile.bytes), deployFile.name));
 }
 
-/** Runs every input through the Caffe model and collects each layer's |values|. */
-export async function calibrateCaffe(run: RunService, files: SourceFile[], inputs: { name: string; value: RunInputValue }[], hooks: CaffeCalibrationHooks = {}): Promise<CaffeCalibration> {
+/**
+ * Runs every input through the Caffe model and collects each layer's |values|. `runOf` gives the
+ * run service an input goes to (the worker sends an image to a copy of the model at batch 1, so a
+ * deploy written for batch 64 does not compute the image 64 times; an array to the model as open).
+ */
+export async function calibrateCaffe(runOf: RunService | ((value: RunInputValue) => RunService), files: SourceFile[], inputs: { name: string; value: RunInputValue }[], hooks: CaffeCalibrationHooks = {}): Promise<CaffeCalibration> {
   const file = files[0]?.name ?? 'Caffe model';
   if (!inputs.length) throw new FormatError({ kind: 'empty', file, message: 'calibration needs at least one input (images or .npy arrays)' });
-  const plan = run.plan();
+  const serviceFor = typeof runOf === 'function' ? runOf : () => runOf;
+  const plan = serviceFor(inputs[0]!.value).plan();
   if (plan.problems.length) throw new FormatError({ kind: 'unsupported', file, message: `the Caffe model cannot run: ${plan.problems[0]}` });
   const first = plan.inputs[0];
   if (!first) throw new FormatError({ kind: 'semantic', file, message: 'the Caffe model has no input' });
@@ -47,10 +55,12 @@ export async function calibrateCaffe(run: RunService, files: SourceFile[], input
   let done = 0;
   for (const input of inputs) {
     if (hooks.signal?.aborted) throw new FormatError({ kind: 'cancelled', file, message: `the calibration was cancelled after ${done} of ${inputs.length} inputs` });
-    const outcome = await run.run({ inputs: { [first.name]: input.value } }, hooks.signal ? { signal: hooks.signal } : {});
+    const run = serviceFor(input.value);
+    const shape = run.plan().inputs[0]?.shape ?? first.shape;
+    const outcome = await run.run({ inputs: { [first.name]: input.value } }, { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.kernels ? { kernels: hooks.kernels } : {}) });
     // an image fills every item of the batch with itself: item 0 says it all; an array's items may differ
-    const items = input.value.kind === 'array' ? (first.shape[0] ?? 1) : 1;
-    collector.add(first.name, blobValues(run, first.name, first.shape, items));
+    const items = input.value.kind === 'array' ? (shape[0] ?? 1) : 1;
+    collector.add(first.name, blobValues(run, first.name, shape, items));
     for (const l of outcome.layers) {
       const top = l.tops[0];
       if (!top || l.type === 'Input') continue;

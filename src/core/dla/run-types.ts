@@ -7,6 +7,7 @@ import type { RgbaImage } from '../caffe/input';
 import type { CalibrationResult, CalibrationMethod } from './calibrate';
 import type { ErrorMetrics } from './metrics';
 import type { TensorSpec } from './bindings';
+import type { CaffeKernels } from '../caffe/forward/heavy';
 
 export type { CalibrationMethod, CalibrationResult, ErrorMetrics, TensorSpec };
 
@@ -71,6 +72,8 @@ export interface LoadableRunHooks {
   onProgress?(p: LoadableRunProgress): void | Promise<void>;
   signal?: { readonly aborted: boolean };
   now?(): number;
+  /** the kernels of the Caffe float pass a comparison runs (default: the plain TypeScript reference) */
+  caffeKernels?: CaffeKernels;
 }
 
 /** One op slot (or EMU op) of the last run: where it ran and what it wrote. */

@@ -214,7 +214,7 @@ export async function caffeReference(run: RunService, input: { values: Float32Ar
   }
   const outcome = await run.run(
     { inputs: { [first.name]: { kind: 'array', file: 'loadable-input.npy', bytes: writeNpy(first.shape, values) } } },
-    { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.now ? { now: hooks.now } : {}) },
+    { ...(hooks.signal ? { signal: hooks.signal } : {}), ...(hooks.now ? { now: hooks.now } : {}), ...(hooks.caffeKernels ? { kernels: hooks.caffeKernels } : {}) },
   );
   const layers = new Map<string, ReferenceTensor>();
   const gather = (key: string, shape: number[]): ReferenceTensor => ({ shape: [1, ...shape.slice(1)], values: blobValues(run, key, shape, 1) });
