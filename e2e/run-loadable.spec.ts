@@ -40,6 +40,8 @@ test.describe('running a loadable', () => {
   test.use({ viewport: { width: 1500, height: 1000 } });
 
   test('LeNet fp16 golden on an MNIST 7: class 7, per-layer error against Caffe, heatmaps, graphs coloured; calibrate on digits and download calib.json', async ({ page }) => {
+    // a run, a comparison (our compile to match op slots) and three calibration passes on a loaded 2-core machine
+    test.setTimeout(240_000);
     await openBoth(page, { name: `${FP16}.nvdla`, bytes: golden(FP16) });
     await view(page, 'Run').click();
     const setup = page.getByRole('region', { name: 'Run the loadable' });
