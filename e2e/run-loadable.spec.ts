@@ -89,7 +89,14 @@ test.describe('running a loadable', () => {
     await view(page, 'Graph').click();
     await expect(page.locator('canvas').first()).toBeVisible();
     await page.waitForTimeout(500);
+    await expect(page.getByRole('list', { name: 'Error colours' })).toContainText('op slots by SNR against the Caffe model');
     await page.screenshot({ path: screenshotPath('run-loadable-graph'), fullPage: false });
+    // the Caffe graph, coloured the same way
+    await page.getByRole('tab', { name: 'lenet.prototxt', exact: true }).click();
+    await expect(page.getByRole('status')).toContainText('lenet.prototxt');
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: screenshotPath('run-loadable-caffe-graph'), fullPage: false });
+    await page.getByRole('tab', { name: `${FP16}.nvdla`, exact: true }).click();
 
     // Calibrate on three digits with the entropy method, then download the table
     await view(page, 'Calibrate').click();

@@ -20,7 +20,7 @@ import { CompareView } from './CompareView';
 import { RunLoadableView } from '../run-loadable/RunLoadableView';
 import { CalibrateView } from '../run-loadable/CalibrateView';
 import { useRunLoadable } from '../run-loadable/state';
-import { slotErrorFills } from '../run-loadable/model';
+import { errorColour, slotErrorFills } from '../run-loadable/model';
 import { openLoadableCompare, showLoadableView, useLoadableTab, VIEW_TITLES, type LoadableViewName } from './state';
 import './loadable.css';
 
@@ -92,7 +92,7 @@ export const LoadablePane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark
       <div className="lv-body">
         {overview.error && <p className="diag-error pad">{overview.error}</p>}
         {tab.view === 'graph' ? (
-          <GraphPane ref={graphPane} theme={theme} {...(fills ? { nodeFill: fills } : {})} {...(edgeStyle ? { edgeStyle } : {})} legend={graph && edgeStyle ? <GraphLegend types={graph.nodes.map((n) => n.type)} kinds={edgeStyle.classes.filter((_, i) => edgeStyle.edgeClass.includes(i))} theme={theme} /> : null} />
+          <GraphPane ref={graphPane} theme={theme} {...(fills ? { nodeFill: fills } : {})} {...(edgeStyle ? { edgeStyle } : {})} legend={graph && edgeStyle ? errorRows ? <ErrorLegend theme={theme} /> : <GraphLegend types={graph.nodes.map((n) => n.type)} kinds={edgeStyle.classes.filter((_, i) => edgeStyle.edgeClass.includes(i))} theme={theme} /> : null} />
         ) : tab.view === 'run' && runnable ? (
           <RunLoadableView doc={doc} theme={theme} />
         ) : tab.view === 'calibrate' && runnable ? (
@@ -135,6 +135,25 @@ function GraphLegend({ types, kinds, theme }: { types: string[]; kinds: { name: 
           {k.name === 'event' ? 'task event' : k.name.toLowerCase().replace(/^op_/, '').replace(/_/g, ' ')}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** The op-slot graph after a comparison: the colours are the error against the Caffe float pass. */
+function ErrorLegend({ theme }: { theme: 'light' | 'dark' }) {
+  return (
+    <ul className="lv-legend lv-graph-legend" aria-label="Error colours">
+      <li>op slots by SNR against the Caffe model:</li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(0, theme) }} />≥ 40 dB
+      </li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(0.5, theme) }} />25 dB
+      </li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(1, theme) }} />≤ 10 dB
+      </li>
+      <li className="muted">others (CONV accumulators) in their engine colour</li>
     </ul>
   );
 }

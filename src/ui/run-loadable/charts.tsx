@@ -76,7 +76,7 @@ export function ErrorChart({ rows, metric, picked, onPick, theme }: { rows: Comp
               {r.layer}
             </text>
             <text x={x0 + x.bandwidth() / 2} y={height - margin.bottom + 27} textAnchor="middle" className="rl-bar-sub">
-              {r.engine} {r.slot}
+              {r.engine.startsWith('EMU') ? 'EMU' : r.engine} {r.slot}
             </text>
           </g>
         );
