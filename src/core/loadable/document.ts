@@ -19,7 +19,7 @@ import { memoryMap, type MemoryArea } from './memory-map';
 import { dumpText, inspectJson } from './inspect';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
 import { loadableService } from './service';
-import { loadableRunService } from '../dla/service';
+import { loadableRunService } from '../dla/run-service';
 
 export interface LoadableDocument extends FormatDocument {
   /** the decoded loadable (lists, tasks, descriptors, damage) */

@@ -14,7 +14,7 @@ import { writeNpy } from '../caffe/npy';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { calibrateCaffe } from './caffe-calibration';
-import { inputValues, loadableRunPlan } from './service';
+import { inputValues, loadableRunPlan } from './run-service';
 import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
 
