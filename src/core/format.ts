@@ -26,6 +26,7 @@ import type { PassLog } from './optimize/optimize';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
+import type { ExecuteService } from './dla/service';
 
 export interface SourceFile {
   name: string;
@@ -136,12 +137,14 @@ export interface DocumentServices {
   profile: ProfileService;
   inspect: InspectService;
   loadable: LoadableService;
+  /** run an NVDLA loadable on the DLA model (`dla/service.ts`): plan, run with progress and cancel, planes of the last run, per-layer comparison */
+  execute: ExecuteService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'loadable'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'loadable', 'execute'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document
