@@ -119,7 +119,11 @@ export async function buildCli(root = ROOT) {
   const dir = join(root, OUT_DIR);
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { 'npu-studio': 'src/cli/main.ts' },
+    // the kernels' compute thread sits beside the chunks that start it (new URL('./compute-thread.mjs', import.meta.url))
+    entryPoints: { 'npu-studio': 'src/cli/main.ts', 'chunks/compute-thread': 'src/cli/compute-thread-bundled.ts' },
+    // CommonJS packages that require Node built-ins at run time stay in node_modules (a bundled
+    // require('util') cannot run in an ES module)
+    external: ['pngjs', 'jpeg-js'],
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },
     chunkNames: 'chunks/[name]-[hash]',

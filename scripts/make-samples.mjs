@@ -6,10 +6,12 @@
 // index.json entries: { file, title, group, operators?, files?, model? } (operators: op slots for a loadable). `file` names the tab; `files`,
 // when present, lists every file opened together (a model and its .part, say). Groups:
 // "models", "partition" (a model with a .part from ONE's test list), "origins" (a model that
-// carries ONE origin tables), "profiles" (systrace captures), "loadables" (NVDLA loadables: goldens
-// of the upstream compiler, KMD regression flatbufs, and a deliberately damaged copy).
+// carries ONE origin tables), "profiles" (systrace captures), "caffe" (Caffe nets, with their
+// weights when the fixtures have them, and an MNIST digit to run LeNet on), "loadables" (NVDLA
+// loadables: goldens of the upstream compiler, KMD regression flatbufs, and a deliberately damaged copy).
 import { register } from 'tsx/esm/api';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 register();
@@ -78,6 +80,40 @@ for (const name of ['omr1.trace.txt', 'omr1_incomplete.trace.txt']) {
   index.push({ group: 'profiles', file: name, title: name });
 }
 
+// Caffe nets from test/fixtures/caffe, copied under names that do not collide (several are deploy.prototxt).
+const caffe = 'test/fixtures/caffe';
+const caffeFile = (from, to = from.split('/').pop()) => {
+  copyFileSync(join(caffe, from), join(out, to));
+  return to;
+};
+if (existsSync(caffe)) {
+  const lenet = [caffeFile('lenet/lenet.prototxt'), caffeFile('lenet/lenet_iter_10000.caffemodel'), caffeFile('lenet/lenet_train_test.prototxt')];
+  index.push({ group: 'caffe', file: lenet[0], files: lenet.slice(0, 2), title: 'LeNet with its trained weights' });
+  // an MNIST digit as a PNG (the mnist package, a dev dependency): dropped with the net it runs at once
+  const require = createRequire(import.meta.url);
+  let digit = null;
+  try {
+    const { PNG } = require('pngjs');
+    const raw = JSON.parse(readFileSync(require.resolve('mnist/src/digits/7.json'), 'utf8')).data;
+    const png = new PNG({ width: 28, height: 28 });
+    for (let i = 0; i < 784; i++) {
+      const v = Math.round(raw[i] * 255);
+      png.data.set([v, v, v, 255], i * 4);
+    }
+    digit = 'mnist_7.png';
+    writeFileSync(join(out, digit), PNG.sync.write(png));
+  } catch (e) {
+    console.warn(`samples: no MNIST digit (${e.message})`);
+  }
+  if (digit) index.push({ group: 'caffe', file: lenet[0], files: [...lenet, digit], title: 'LeNet + train_test + an MNIST 7 (runs)' });
+  const cifar = [caffeFile('cifar10-quick/cifar10_quick.v1.prototxt'), caffeFile('cifar10-quick/cifar10_quick_iter_5000.caffemodel')];
+  index.push({ group: 'caffe', file: cifar[0], files: cifar, title: 'CIFAR-10 quick, V1 net and V1 weights (upgraded)' });
+  index.push({ group: 'caffe', file: caffeFile('legacy/caffenet_deploy.v0.prototxt'), title: 'CaffeNet in the V0 format (upgraded)' });
+  index.push({ group: 'caffe', file: caffeFile('googlenet/deploy.prototxt', 'googlenet_deploy.prototxt'), title: 'GoogLeNet (structure)' });
+  index.push({ group: 'caffe', file: caffeFile('resnet-50/ResNet-50-deploy.prototxt'), title: 'ResNet-50 (structure)' });
+  const det1 = [caffeFile('mtcnn/det1.prototxt'), caffeFile('mtcnn/det1.caffemodel')];
+  index.push({ group: 'caffe', file: det1[0], files: det1, title: 'MTCNN det1 (PReLU) with weights' });
+  index.push({ group: 'caffe', file: lenet[2], title: 'LeNet train_test (TRAIN / TEST phases)' });
 // NVDLA loadables: goldens of the upstream compiler (LeNet int8 with and without a calibration
 // table, to compare; LeNet fp16; LeNet batch 64, 704 op slots), KMD regression flatbufs (firmware
 // 0.10 / 0.11: a CDP with its LUT, the old LeNet with EMU POWER and SOFTMAX), and LeNet int8 with

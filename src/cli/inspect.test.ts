@@ -9,8 +9,10 @@ import { sampleModel, opcode, operator } from '../core/circle/testing';
 import type { GenericInspectJson } from './inspect';
 
 const USAGE_DETAIL =
-  '  FILE: any file the studio opens (circle / TFLite models, NVDLA loadables, systrace captures, ...)\n' +
-  '  --origins: the origin table (circle); --dump: every decoded field, one a line (NVDLA loadables)\n';
+  '  FILE: any file the studio opens (circle / TFLite models, NVDLA loadables, systrace captures, Caffe nets, ...)\n' +
+  '  --origins: the origin table (circle); --dump: every decoded field, one a line (NVDLA loadables)\n' +
+  '  --caffemodel: weights opened with a Caffe net (merged by layer name); --phase, --batch: options of the document (Caffe)\n';
+const USAGE_LINE = 'usage: npu-studio inspect FILE [--json] [--origins] [--dump] [--caffemodel W] [--phase TEST|TRAIN] [--batch N]\n';
 
 function capture(): CliIO & { stdout: string; stderr: string } {
   const io = {
@@ -102,7 +104,7 @@ describe('npu-studio inspect', () => {
   it('exits 2 on usage errors', async () => {
     let io = capture();
     expect(await main(['inspect'], io)).toBe(2);
-    expect(io.stderr).toBe('npu-studio inspect: needs a file\nusage: npu-studio inspect FILE [--json] [--origins] [--dump]\n' + USAGE_DETAIL);
+    expect(io.stderr).toBe('npu-studio inspect: needs a file\n' + USAGE_LINE + USAGE_DETAIL);
     io = capture();
     expect(await main(['inspect', 'a.circle', '--bogus'], io)).toBe(2);
     expect(io.stderr).toMatch(/^npu-studio inspect: unknown option --bogus\nusage: /);
@@ -120,7 +122,7 @@ describe('npu-studio inspect', () => {
   it('--help prints the usage on stdout (exit 0) without reading a file; after -- it is a file name', async () => {
     let io = capture();
     expect(await main(['inspect', 'missing.circle', '--help'], io)).toBe(0);
-    expect(io.stdout).toBe('usage: npu-studio inspect FILE [--json] [--origins] [--dump]\n' + USAGE_DETAIL);
+    expect(io.stdout).toBe(USAGE_LINE + USAGE_DETAIL);
     expect(io.stderr).toBe('');
     io = capture();
     expect(await main(['inspect', '--', '--help'], io)).toBe(1);
@@ -185,5 +187,55 @@ describe('inspect: NVDLA loadables (the format\'s own inspect service)', () => {
     const io = capture();
     expect(await main(['inspect', 'test/fixtures/systrace/upstream/inputs/omr1_incomplete.trace.txt', '--dump'], io)).toBe(2);
     expect(io.stderr).toMatch(/--dump does not apply to omr1_incomplete\.trace\.txt/);
+  });
+});
+
+describe('npu-studio inspect, Caffe nets', () => {
+  const fx = 'test/fixtures/caffe/';
+
+  it('--caffemodel merges the weights; --json prints issue 11\'s keys', async () => {
+    const io = capture();
+    expect(await main(['inspect', fx + 'lenet/lenet.prototxt', '--caffemodel', fx + 'lenet/lenet_iter_10000.caffemodel', '--batch', '1', '--json'], io)).toBe(0);
+    const j = JSON.parse(io.stdout) as Record<string, unknown>;
+    expect(j).toMatchObject({ format: 'caffe', version: 'V2', name: 'LeNet', layers: 9, params: 431080, inputs: [{ name: 'data', shape: [1, 1, 28, 28] }], outputs: [{ name: 'prob', shape: [1, 10] }] });
+    expect(j.weights).toEqual({ file: 'lenet_iter_10000.caffemodel', matched: 4, mismatched: [], missing: [], ignored: 2 });
+    expect((j.blobs as Record<string, number[]>).pool2).toEqual([1, 50, 4, 4]);
+  });
+
+  it('a V1 file says so and counts its layers after the upgrade; --phase chooses the layers of a train_test net', async () => {
+    let io = capture();
+    expect(await main(['inspect', fx + 'cifar10-quick/cifar10_quick.v1.prototxt', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.stdout)).toMatchObject({ version: 'V1', types: { Input: 1, Convolution: 3, Pooling: 3, ReLU: 3, InnerProduct: 2, Softmax: 1 } });
+    // the upgrade notice goes to stderr, so --json stays parseable
+    expect(io.stderr).toMatch(/info: .*upgraded V1/);
+    io = capture();
+    expect(await main(['inspect', fx + 'lenet/lenet_train_test.prototxt', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.stdout)).toMatchObject({ phase: 'TEST', types: { Data: 1, Accuracy: 1, SoftmaxWithLoss: 1 } });
+    io = capture();
+    expect(await main(['inspect', fx + 'lenet/lenet_train_test.prototxt', '--phase', 'TRAIN', '--json'], io)).toBe(0);
+    const train = JSON.parse(io.stdout) as { phase: string; types: Record<string, number> };
+    expect(train.phase).toBe('TRAIN');
+    expect(train.types.Accuracy).toBeUndefined();
+  });
+
+  it('text output; a bad option value exits 1 naming it; options on a format without any exit 2', async () => {
+    let io = capture();
+    expect(await main(['inspect', fx + 'lenet/lenet.prototxt'], io)).toBe(0);
+    expect(io.stdout).toMatch(/^lenet\.prototxt: Caffe V2 net 'LeNet' \(phase TEST\)\n {2}layers: 9 \(Input 1, Convolution 2/);
+    expect(io.stdout).toMatch(/\n {2}activation memory: .* at batch 64\n/);
+    io = capture();
+    expect(await main(['inspect', fx + 'lenet/lenet.prototxt', '--batch', 'two'], io)).toBe(1);
+    expect(io.stderr).toBe("npu-studio inspect: lenet.prototxt: the batch is a whole number from 1 to 4096, not 'two'\n");
+    io = capture();
+    expect(await main(['inspect', join(dir, 'model.circle'), '--phase', 'TRAIN'], io)).toBe(2);
+    expect(io.stderr).toMatch(/^npu-studio inspect: --phase does not apply to model\.circle/);
+  });
+
+  it('a prototxt syntax error exits 1 with the line and column', async () => {
+    const bad = join(dir, 'bad.prototxt');
+    writeFileSync(bad, 'name: "x"\nlayer {\n  name: "a"\n  type: "ReLU"\n  bottom: "data" top: "a"\n  kernel_size: 3\n}\n');
+    const io = capture();
+    expect(await main(['inspect', bad], io)).toBe(1);
+    expect(io.stderr).toMatch(/^npu-studio inspect: bad\.prototxt: line 6:3: /);
   });
 });

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { openDocument, type OpenedDocument } from '../core/document';
-import type { InspectOptions } from '../core/format';
+import type { InspectOptions, OpenOptions } from '../core/format';
 import { describeError, type Diagnostic } from '../core/errors';
 import type { Command } from './command';
 import { type CliIO, EXIT_OK, UsageError, parseOptions } from './io';
@@ -73,15 +73,33 @@ function genericText(doc: OpenedDocument): string {
 export const inspectCommand: Command = {
   name: 'inspect',
   usage:
-    'npu-studio inspect FILE [--json] [--origins] [--dump]\n' +
-    '  FILE: any file the studio opens (circle / TFLite models, NVDLA loadables, systrace captures, ...)\n' +
-    '  --origins: the origin table (circle); --dump: every decoded field, one a line (NVDLA loadables)',
+    'npu-studio inspect FILE [--json] [--origins] [--dump] [--caffemodel W] [--phase TEST|TRAIN] [--batch N]\n' +
+    '  FILE: any file the studio opens (circle / TFLite models, NVDLA loadables, systrace captures, Caffe nets, ...)\n' +
+    '  --origins: the origin table (circle); --dump: every decoded field, one a line (NVDLA loadables)\n' +
+    '  --caffemodel: weights opened with a Caffe net (merged by layer name); --phase, --batch: options of the document (Caffe)',
   async run(argv, io) {
-    const { values, positionals } = parseOptions(argv, { json: { type: 'boolean' }, origins: { type: 'boolean' }, dump: { type: 'boolean' } });
+    const { values, positionals } = parseOptions(argv, {
+      json: { type: 'boolean' },
+      origins: { type: 'boolean' },
+      dump: { type: 'boolean' },
+      caffemodel: { type: 'string' },
+      phase: { type: 'string' },
+      batch: { type: 'string' },
+    });
     if (positionals.length !== 1) throw new UsageError(positionals.length ? 'takes exactly one file' : 'needs a file');
     const path = positionals[0]!;
-    const bytes = new Uint8Array(readFileSync(path));
-    const doc = await openDocument([{ name: basename(path), bytes }]);
+    const files = [{ name: basename(path), bytes: new Uint8Array(readFileSync(path)) }];
+    // a sidecar of the main file (Caffe weights beside a prototxt): opened as one file set
+    if (values.caffemodel !== undefined) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readFileSync(values.caffemodel)) });
+    // document options: a format with options (summary.options) checks the values it is given
+    // when it opens; one without any cannot take them
+    const openOptions: OpenOptions = {};
+    if (values.phase !== undefined) openOptions.phase = values.phase;
+    if (values.batch !== undefined) openOptions.batch = values.batch;
+    const doc = await openDocument(files, openOptions);
+    for (const name of Object.keys(openOptions)) {
+      if (!doc.summary.options) throw new UsageError(`--${name} does not apply to ${doc.summary.file} (${doc.summary.formatLabel})`);
+    }
     const inspect = doc.services.inspect;
     const options: InspectOptions = { origins: values.origins === true };
     for (const o of ['origins'] as const) {

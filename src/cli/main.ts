@@ -15,6 +15,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   partition: async () => (await import('./partition')).partitionCommand,
   optimize: async () => (await import('./optimize')).optimizeCommand,
   'diff-loadable': async () => (await import('./diff-loadable')).diffLoadableCommand,
+  run: async () => (await import('./run')).runCommand,
   compile: async () => (await import('./compile')).compileCommand,
 };
 
@@ -23,12 +24,15 @@ function usage(): string {
     'usage: npu-studio <command> [options]',
     '',
     '  inspect FILE [--json] [--origins] [--dump]   summary of any file the studio opens (models, loadables, systrace captures)',
+    '  inspect NET.prototxt [--caffemodel W] [--phase TEST|TRAIN] [--batch N] --json   a Caffe net (merged with its weights)',
     '  chef RECIPE OUT.circle                build a circle model from a ONE recipe',
     '  partition --part_file P --input_file M [--work_path W] [--backends a,b] [--default a] [--check]',
     "  partition P.part M.circle DIR         (circle-partitioner's older positional form)",
     '  optimize IN.circle OUT.circle --passes a,b,...   origin-preserving circle optimizer',
     '  systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]',
     '  diff-loadable A.nvdla B.nvdla [--json]   compare two NVDLA loadables (exit 0 equivalent, 1 different)',
+    '  run NET.prototxt --caffemodel W [--input IMG.png|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--phase TEST] --out OUT.npz [--json]',
+    '                                        float32 forward pass of a Caffe net, every blob into a .npz',
     '  compile --prototxt P --caffemodel M [nvdla_compiler options] [-o DIR | --out FILE] [--stages DIR]   Caffe -> NVDLA loadable',
     '',
     "`npu-studio COMMAND --help` prints the command's options. Exit codes: 0 success, 1 bad input, 2 usage.",

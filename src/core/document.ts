@@ -9,14 +9,15 @@
  * Adding a format: its folder, and one entry here.
  */
 import { FormatError } from './errors';
-import { documentSummary, type DocumentServices, type FormatEntry, type OpenedDocument, type SourceFile } from './format';
+import { documentSummary, type DocumentServices, type FormatEntry, type OpenedDocument, type OpenOptions, type SourceFile } from './format';
 import { circleFormat } from './circle/format';
 import { systraceFormat } from './systrace/format';
 import { nvdlaFormat } from './loadable/format';
+import { caffeFormat } from './caffe/format';
 
-export type { OpenedDocument, SourceFile, NodeDetails, Capability, DocumentSummary, DocumentCounts } from './format';
+export type { OpenedDocument, SourceFile, NodeDetails, Capability, DocumentSummary, DocumentCounts, OpenOptions } from './format';
 
-export const formats: readonly FormatEntry[] = [circleFormat, systraceFormat, nvdlaFormat];
+export const formats: readonly FormatEntry[] = [circleFormat, systraceFormat, nvdlaFormat, caffeFormat];
 
 /** The registry entry that reads this file set, or a FormatError naming what was given. */
 export function detectFormat(files: SourceFile[]): FormatEntry {
@@ -33,10 +34,11 @@ export function detectFormat(files: SourceFile[]): FormatEntry {
   });
 }
 
-export async function openDocument(files: SourceFile[]): Promise<OpenedDocument> {
+/** Opens a file set; `options` are values for the document options its format offers (`summary.options`). */
+export async function openDocument(files: SourceFile[], options?: OpenOptions): Promise<OpenedDocument> {
   const entry = detectFormat(files);
   const module = await entry.load();
-  const doc = module.open(files);
+  const doc = module.open(files, options);
   return { format: entry.name, summary: documentSummary(doc), diagnostics: doc.diagnostics, services: doc.services };
 }
 

@@ -23,6 +23,7 @@ import type { SystraceAnalysis } from './systrace/model';
 import type { PreparedModel } from './partition/prepare';
 import type { Origins } from './origin/origins';
 import type { PassLog } from './optimize/optimize';
+import type { CaffeKernels } from './caffe/forward/heavy';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
@@ -31,6 +32,11 @@ import type { ExecuteService } from './dla/service';
 export interface SourceFile {
   name: string;
   bytes: Uint8Array;
+  /**
+   * `bytes` is the format's skeleton of a large file (`FormatEntry.skeleton`): its structure
+   * without the bulk data; the worker opens the whole file again once it is read
+   */
+  skeleton?: boolean;
 }
 
 export interface NodeDetails {
@@ -136,6 +142,7 @@ export interface DocumentServices {
   optimize: OptimizeService;
   profile: ProfileService;
   inspect: InspectService;
+  run: RunService;
   loadable: LoadableService;
   /** run an NVDLA loadable on the DLA model (`dla/service.ts`): plan, run with progress and cancel, planes of the last run, per-layer comparison */
   execute: ExecuteService;
@@ -144,7 +151,7 @@ export interface DocumentServices {
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'loadable', 'execute'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'execute'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document
@@ -160,11 +167,13 @@ export interface DocumentSummary extends ModelSummary {
   /** what the document can do; derived from its services by the registry */
   capabilities: Capability[];
   counts: DocumentCounts;
+  /** the settings it was read with that the user may change (re-opening the file set) */
+  options?: DocumentOption[];
 }
 
 /** What a format's `open` returns: its summary (without capabilities) and the services it offers. */
 export interface FormatDocument {
-  summary: ModelSummary & { counts: DocumentCounts };
+  summary: ModelSummary & { counts: DocumentCounts; options?: DocumentOption[] };
   diagnostics: Diagnostic[];
   services: Partial<DocumentServices>;
 }
@@ -179,7 +188,8 @@ export interface OpenedDocument {
 
 /** The module a format loads lazily (`load`): opens a file set it detected. */
 export interface FormatModule {
-  open(files: SourceFile[]): FormatDocument;
+  /** `options`: values for the `summary.options` the format offers (a format without options ignores them) */
+  open(files: SourceFile[], options?: OpenOptions): FormatDocument;
 }
 
 /** A format's registry entry: cheap to import (detect only), the rest loaded on first open. */
@@ -191,9 +201,165 @@ export interface FormatEntry {
    */
   detect(files: SourceFile[]): boolean;
   load(): Promise<FormatModule>;
+  /**
+   * For a file too large to read before showing anything (over `LARGE_FILE_BYTES`): the bytes to
+   * open its structure from without its bulk data (Caffe: the blob values), read piece by piece;
+   * null to read the whole file. The document opened from them (its SourceFile marked
+   * `skeleton`) serves the graph at once; the worker reads the whole file meanwhile and opens it
+   * again for everything that needs the values.
+   */
+  skeleton?(file: LargeFile): Promise<Uint8Array | null>;
+}
+
+/** Files above this size are read piece by piece first when their format has a `skeleton`. */
+export const LARGE_FILE_BYTES = 32 * 2 ** 20;
+
+/** A file read piece by piece (a browser File through `slice`). */
+export interface LargeFile {
+  name: string;
+  size: number;
+  read(offset: number, length: number): Promise<Uint8Array>;
 }
 
 /** The summary with `capabilities` derived from the services present. */
 export function documentSummary(doc: FormatDocument): DocumentSummary {
   return { ...doc.summary, capabilities: CAPABILITIES.filter((c) => doc.services[c] !== undefined) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document options and the `run` capability (Caffe, issue 11).
+
+/**
+ * A setting a format reads its file set with and the user may change (Caffe: the phase of a
+ * train_test net, the batch). Changing one re-opens the file set with `OpenOptions`: the document
+ * is rebuilt, never patched, so every view sees one consistent state.
+ */
+export interface DocumentOption {
+  /** its key in `OpenOptions` (and the CLI's `--<name>`) */
+  name: string;
+  /** shown beside the control */
+  label: string;
+  /** 'choice': one of `choices`; 'int': a whole number in [min, max] */
+  kind: 'choice' | 'int';
+  choices?: string[];
+  min?: number;
+  max?: number;
+  /** the value the document was opened with */
+  value: string | number;
+  /** one sentence: what changing it does */
+  help: string;
+}
+
+/** Option values by name, as `open` takes them. */
+export type OpenOptions = Record<string, string | number>;
+
+/** Summary statistics of values (a blob after a run, a weight blob). NaN and infinities are counted apart. */
+export interface ValueSummary {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  nonFinite: number;
+  zeros: number;
+}
+
+/** One input a run feeds, with what an image needs to fill it. */
+export interface RunInputSpec {
+  name: string;
+  shape: number[];
+  /** the channel order an image gives it by default (gray for 1 channel, BGR for 3), or null when an image cannot feed it */
+  image: 'gray' | 'bgr' | null;
+}
+
+/** What a run needs and whether it can happen. */
+export interface RunPlan {
+  inputs: RunInputSpec[];
+  /** why the document cannot run as it is (empty when it can): unsupported layer types, missing weights, unknown shapes */
+  problems: string[];
+  /** defaults for image inputs (a train_test net's transform_param), and where they come from */
+  transform: { scale: number; mean: number[]; source: string } | null;
+}
+
+/** Decoded pixels (the host decodes PNG / JPEG: the browser with createImageBitmap, Node with pngjs / jpeg-js). */
+export interface RgbaPixels {
+  width: number;
+  height: number;
+  /** width * height * 4 bytes, row-major RGBA */
+  data: Uint8Array | Uint8ClampedArray;
+}
+
+/** The value of one input: an image (resized, channel order, `(pixel - mean[c]) * scale`), a `.npy` array, or seeded random values in [0, 1). */
+export type RunInputValue =
+  | { kind: 'image'; file: string; pixels: RgbaPixels; scale: number; mean: number[]; color?: 'gray' | 'bgr' | 'rgb' }
+  | { kind: 'array'; file: string; bytes: Uint8Array }
+  | { kind: 'random'; seed: number };
+
+export interface RunRequest {
+  /** by input name; an input not named gets seeded random values (seed `seed` + its index) */
+  inputs: Record<string, RunInputValue>;
+  /** default 1 */
+  seed?: number;
+}
+
+export interface RunProgressEvent {
+  /** layers done */
+  done: number;
+  total: number;
+  layer: string;
+  type: string;
+}
+
+export interface RunHooks {
+  /** after every layer; a returned Promise is awaited (a worker yields to its event loop there) */
+  onProgress?(p: RunProgressEvent): void | Promise<void>;
+  /** checked between layers: a cancelled run rejects with a FormatError of kind `cancelled` */
+  signal?: { readonly aborted: boolean };
+  /** the heavy layers' kernels (default: the plain TypeScript reference) */
+  kernels?: CaffeKernels;
+  /** a clock in ms (performance.now) */
+  now?(): number;
+}
+
+/** A run's answer: per-layer figures and the outputs; the values stay in the document (`blobSlice`). */
+export interface RunOutcome {
+  layers: { layer: string; type: string; ms: number; tops: { key: string; shape: number[]; stats: ValueSummary }[] }[];
+  outputs: { key: string; shape: number[] }[];
+  /** for each classifier output ([N, C] or [N, C, 1, 1], C > 1): the five best classes of item 0 */
+  top: { output: string; classes: { index: number; score: number }[] }[];
+  /** every value key, in net order (blob names; `layer:<name>` for a layer output a later in-place layer overwrote) */
+  keys: string[];
+  kernels: string;
+  /** the whole run, per-layer statistics included */
+  ms: number;
+  /** the layers' own time (the sum of `layers[i].ms`) */
+  forwardMs: number;
+}
+
+/** One plane of a blob of the last run: channel `channel` of item `item` (the whole blob when it has no channel plane). */
+export interface BlobSlice {
+  key: string;
+  shape: number[];
+  item: number;
+  channel: number;
+  height: number;
+  width: number;
+  /** height * width values, row-major */
+  values: Float32Array;
+  /** of this plane */
+  min: number;
+  max: number;
+  /** of the whole blob */
+  stats: ValueSummary;
+  /** the blob's first values, row-major */
+  first: number[];
+}
+
+/** `run`: a float32 forward pass (the ground truth later compiled results are checked against). */
+export interface RunService {
+  plan(): RunPlan;
+  /** runs the net; the values of the last run are kept for `blobSlice` (a new run replaces them) */
+  run(request: RunRequest, hooks?: RunHooks): Promise<RunOutcome>;
+  /** a plane of a blob of the last run; a RangeError when there is no run or no such blob / plane */
+  blobSlice(key: string, item: number, channel: number): BlobSlice;
 }

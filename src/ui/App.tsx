@@ -155,7 +155,7 @@ function Welcome() {
   return (
     <section className="welcome" aria-label="Welcome">
       <h1>NPU Studio</h1>
-      <p>Drop a <code>.circle</code> model, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
+      <p>Drop a <code>.circle</code> model, a Caffe <code>.prototxt</code> with its <code>.caffemodel</code>, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
       <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
       {opening && <p aria-live="polite">Opening…</p>}
     </section>

@@ -5,13 +5,15 @@
 import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
-import type { InputFile } from '../worker/api';
+import type { DocumentSummary, InputFile, OpenOptions } from '../worker/api';
 import { unpackGraph } from '../core/graph/pack';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
 import { can, mainView } from './capabilities';
 import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
+import { groupFiles } from './file-sets';
+import { useLayout } from './shell/layout';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -38,20 +40,42 @@ let uiDocId = 1;
 /** While a restarted model worker re-opens the documents, requests wait for it (their worker ids are about to change). */
 let reopening: Promise<void> | null = null;
 
-/** Files whose names mark them as sidecars of another file rather than models of their own. */
-const SIDECAR = /\.(caffemodel|part|ini)$/i;
+/** What takes run inputs (images, `.npy`) for a tab: the run panel's state registers itself. */
+type RunInputHandler = (tabId: string, files: InputFile[]) => Promise<void>;
+let runInputs: RunInputHandler | null = null;
+export function registerRunInputs(handler: RunInputHandler) {
+  runInputs = handler;
+}
 
-/** Opens dropped / picked files: each main file becomes a tab; sidecars go with the first main file. */
+/**
+ * Opens dropped / picked files: each file set (ui/file-sets.ts: a model with its sidecars, a
+ * Caffe net with its weights) becomes a tab. Images and `.npy` arrays are run inputs: of the net
+ * dropped with them, or of the open tab when it can run.
+ */
 export async function openFiles(fileList: File[] | InputFile[]) {
   const inputs: InputFile[] = fileList.map((f) => (f instanceof File ? { name: f.name, blob: f } : f));
   if (inputs.length === 0) return;
-  const mains = inputs.filter((f) => !SIDECAR.test(f.name));
-  const sidecars = inputs.filter((f) => SIDECAR.test(f.name));
-  const sets: InputFile[][] = mains.length ? mains.map((m, i) => (i === 0 ? [m, ...sidecars] : [m])) : [inputs];
-  for (const set of sets) await openFileSet(set);
+  const { sets, runInputs: given } = groupFiles(inputs);
+  let opened: string | null = null;
+  for (const set of sets) opened = (await openFileSet(set)) ?? opened;
+  if (!given.length) return;
+  const target = [opened, useStudio.getState().activeId].map((id) => useStudio.getState().docs.find((d) => d.id === id)).find((d) => d && can(d.summary, 'run'));
+  if (!target || !runInputs) {
+    pushAlert({ severity: 'warning', message: `${given.map((f) => f.name).join(', ')}: an image or .npy array is the input of a run; open a net that can run (a Caffe .prototxt with its .caffemodel) first, or drop them together` });
+    return;
+  }
+  await runInputs(target.id, given);
 }
 
-async function openFileSet(files: InputFile[]) {
+/** The graph a document opens on: its first, or the same shown another way when the view asks for it (in-place layers as nodes). */
+export function preferredGraph(summary: Pick<DocumentSummary, 'graphs'>, graphId?: string): string {
+  const first = graphId && summary.graphs.some((g) => g.id === graphId) ? graphId : (summary.graphs[0]?.id ?? '');
+  const base = summary.graphs.find((g) => g.id === first)?.unfoldedOf ?? first;
+  if (useLayout.getState().inplace !== 'nodes') return base;
+  return summary.graphs.find((g) => g.unfoldedOf === base)?.id ?? base;
+}
+
+async function openFileSet(files: InputFile[]): Promise<string | null> {
   const { model } = workers();
   useStudio.setState({ opening: true });
   try {
@@ -61,10 +85,11 @@ async function openFileSet(files: InputFile[]) {
     performance.measure(`npu:open ${files[0]?.name ?? ''}`, { start: t0, end: performance.now() });
     if (!res.ok) {
       pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
-      return;
+      return null;
     }
     const id = `tab${uiDocId++}`;
-    const first = res.summary.graphs[0];
+    const firstId = preferredGraph(res.summary);
+    const first = res.summary.graphs.find((g) => g.id === firstId);
     const doc: Doc = {
       id,
       workerDocId: res.docId,
@@ -90,14 +115,47 @@ async function openFileSet(files: InputFile[]) {
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
       if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
     } else {
-      for (const d of res.diagnostics.slice(0, 5)) pushAlert({ severity: d.severity === 'error' ? 'error' : 'warning', message: describeError(d) });
+      // the notes (the Caffe upgrades that ran) make one info alert; the Model panel lists every diagnostic
+      const notes = res.diagnostics.filter((d) => d.severity === 'info');
+      if (notes.length) pushAlert({ severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
+      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ severity: d.severity, message: describeError(d) });
     }
     if (first && view === 'graph') await showGraph(id, first.id);
+    return id;
   } catch (e) {
     pushAlert(errorAlert(e, files[0]?.name ?? 'file'));
+    return null;
   } finally {
     useStudio.setState({ opening: false });
   }
+}
+
+/**
+ * A document option changed (Caffe's phase or batch): the worker opens the same files with the
+ * new values; the tab keeps its place and shows the new document's graph. A value the format
+ * refuses is an alert, and the document on screen stays as it was.
+ */
+export async function setDocOption(tabId: string, name: string, value: string | number) {
+  const d = useStudio.getState().docs.find((x) => x.id === tabId);
+  if (!d) return;
+  const options: OpenOptions = { ...(d.options ?? {}), [name]: value };
+  if (reopening) await reopening;
+  const { model } = workers();
+  const res = await model.api.open(d.files, options);
+  if (!res.ok) {
+    pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+    return;
+  }
+  const old = useStudio.getState().docs.find((x) => x.id === tabId);
+  if (!old) {
+    void model.api.close(res.docId);
+    return;
+  }
+  void model.api.close(old.workerDocId);
+  const graphId = preferredGraph(res.summary, old.graphId);
+  updateDoc(tabId, { workerDocId: res.docId, summary: res.summary, diagnostics: res.diagnostics, options, selected: null, details: null });
+  for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ severity: x.severity, message: describeError(x) });
+  if (graphId) await showGraph(tabId, graphId);
 }
 
 /**
@@ -116,7 +174,7 @@ export function registerWorkerDocOwner(owner: WorkerDocOwner) {
 async function reopenAll() {
   const { model } = workers();
   for (const d of useStudio.getState().docs) {
-    const res = await model.api.open(d.files);
+    const res = await model.api.open(d.files, d.options);
     if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
     else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
   }

@@ -3,7 +3,7 @@
  * parsed models stay in the worker.
  */
 import { create } from 'zustand';
-import type { Diagnostic, DocumentSummary, ErrorInfo, FindResult, Graph, GraphLayout, InputFile, NodeDetails } from '../worker/api';
+import type { Diagnostic, DocumentSummary, ErrorInfo, FindResult, Graph, GraphLayout, InputFile, NodeDetails, OpenOptions } from '../worker/api';
 
 export type ThemeChoice = 'light' | 'dark' | 'system';
 export type Direction = 'TB' | 'LR';
@@ -29,6 +29,8 @@ export interface Doc {
   workerDocId: string;
   title: string;
   files: InputFile[];
+  /** the document options the files were opened with (`summary.options` lists the choices); re-opened with them after a worker restart */
+  options?: OpenOptions;
   /** what the document is and can do: `summary.capabilities` picks its views (ui/capabilities.ts) */
   summary: DocumentSummary;
   diagnostics: Diagnostic[];
@@ -60,7 +62,7 @@ export interface FindState {
   active: number;
 }
 
-export type SidePanel = 'node' | 'model' | 'origins';
+export type SidePanel = 'node' | 'model' | 'origins' | 'run';
 
 export interface StudioState {
   docs: Doc[];

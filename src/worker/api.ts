@@ -10,7 +10,7 @@
  */
 import type { ErrorInfo, Diagnostic } from '../core/errors';
 import type { Graph, GraphPort, ModelSummary } from '../core/graph/model';
-import type { Capability, DocumentCounts, DocumentSummary } from '../core/format';
+import type { Capability, DocumentCounts, DocumentOption, DocumentSummary, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary } from '../core/format';
 import type { TextEdit } from '../core/text-edit';
 import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from '../core/partition/assist';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
@@ -29,6 +29,7 @@ import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/dif
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
+export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
 export type { GraphPack, SceneData };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
@@ -162,9 +163,28 @@ export type OptimizeView =
     }
   | { ok: false; error: ErrorInfo };
 
+/**
+ * The value of a run input as the UI gives it: files stay Blobs (an image is decoded in the
+ * worker with createImageBitmap and an OffscreenCanvas), or seeded random values.
+ */
+export type RunInputFile =
+  | { kind: 'image'; file: InputFile; scale: number; mean: number[]; color?: 'gray' | 'bgr' | 'rgb' }
+  | { kind: 'array'; file: InputFile }
+  | { kind: 'random'; seed: number };
+
+export interface RunInputsRequest {
+  /** by input name; inputs not named get seeded random values */
+  inputs: Record<string, RunInputFile>;
+  seed?: number;
+}
+
 export interface ModelWorkerApi {
-  /** opens a file set (a model and its sidecars); the first file decides the format */
-  open(files: InputFile[]): Promise<OpenResult>;
+  /**
+   * opens a file set (a model and its sidecars); the first file decides the format. `options`:
+   * values for the document options its format offers (`summary.options`); changing an option
+   * is opening the same files again with new values
+   */
+  open(files: InputFile[], options?: OpenOptions): Promise<OpenResult>;
   close(docId: string): Promise<void>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
   /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
@@ -196,6 +216,17 @@ export interface ModelWorkerApi {
   partitionFiles(docId: string, text: string, partFileName: string): Promise<PartitionFilesResult>;
   /** runs the source and the chained parts on the same random inputs (interpreter) */
   checkPartition(docId: string, text: string): Promise<PartitionCheck & { ms: number }>;
+  /** capability `run`: the inputs a run needs, and why it cannot run if so */
+  runPlan(docId: string): Promise<RunPlan>;
+  /**
+   * capability `run`: a forward pass in the worker. `onProgress` is told every few tens of ms
+   * (not awaited); `cancelRun` stops it between two layers (it rejects with kind `cancelled`).
+   * The values stay in the worker: `blobSlice` fetches one plane at a time.
+   */
+  run(docId: string, request: RunInputsRequest, onProgress?: (p: RunProgressEvent) => void): Promise<RunOutcome>;
+  cancelRun(docId: string): Promise<void>;
+  /** capability `run`: channel `channel` of item `item` of a blob of the last run (values transferred) */
+  blobSlice(docId: string, key: string, item: number, channel: number): Promise<BlobSlice>;
   /** capability `loadable`: tasks and op slots, every list with its cross references, the damage */
   loadableOverview(docId: string): Promise<LoadableOverview>;
   /** capability `loadable`: an op slot by its op-slot graph node index, descriptors field by field (null past the ops) */

@@ -8,8 +8,9 @@
  * loads the partitioner or the optimizer).
  */
 import type { GraphForView, InputFile, ModelWorkerApi, OpenResult } from './api';
-import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
-import { toErrorInfo } from '../core/errors';
+import { detectFormat, openDocument, serviceOf, type OpenedDocument, type OpenOptions, type SourceFile } from '../core/document';
+import { LARGE_FILE_BYTES, type LargeFile } from '../core/format';
+import { isFormatError, toErrorInfo } from '../core/errors';
 import type { Graph } from '../core/graph/model';
 import { layoutInputFor } from '../core/graph/size';
 import { packBuffers, packGraph } from '../core/graph/pack';
@@ -18,10 +19,51 @@ import { buildFindIndex, find, type FindIndex } from '../core/graph/find';
 import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
+import type { RunApi, RunHost } from './run-service';
 
 interface Entry {
   doc: OpenedDocument;
   findIndexes: Map<string, FindIndex>;
+  /**
+   * Opened from the skeleton of a large file: resolves once the whole file is read and the
+   * document opened again from it (`doc` replaced); what needs the values waits for it
+   */
+  whole: Promise<void> | null;
+}
+
+/** Bytes of a large file read before its format is known: enough for every format's detect. */
+const DETECT_PREFIX = 1 << 20;
+
+function largeFile(f: InputFile): LargeFile {
+  return { name: f.name, size: f.blob.size, read: async (offset, length) => new Uint8Array(await f.blob.slice(offset, offset + length).arrayBuffer()) };
+}
+
+async function wholeFiles(files: InputFile[]): Promise<SourceFile[]> {
+  return Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
+}
+
+/**
+ * The file set as the format first opens it: small files whole; a large file (over
+ * LARGE_FILE_BYTES) as its format's skeleton when the format has one (the structure without the
+ * bulk data, read piece by piece), else whole. `skeletons` says whether any skeleton was used.
+ * (`large`: LARGE_FILE_BYTES, lower in tests.)
+ */
+async function firstSources(files: InputFile[], large: number): Promise<{ sources: SourceFile[]; skeletons: boolean }> {
+  if (!files.some((f) => f.blob.size > large)) return { sources: await wholeFiles(files), skeletons: false };
+  const probe = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.slice(0, f.blob.size > large ? DETECT_PREFIX : f.blob.size).arrayBuffer()) })));
+  const entry = detectFormat(probe);
+  let skeletons = false;
+  const sources = await Promise.all(
+    files.map(async (f, i): Promise<SourceFile> => {
+      if (f.blob.size <= large) return probe[i]!;
+      // a file whose structure the skeleton walk refuses is read whole: its errors are then the reader's own
+      const bytes = entry.skeleton ? await entry.skeleton(largeFile(f)).catch((e: unknown) => (isFormatError(e) ? null : Promise.reject(e))) : null;
+      if (!bytes) return { name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) };
+      skeletons = true;
+      return { name: f.name, bytes, skeleton: true };
+    }),
+  );
+  return { sources, skeletons };
 }
 
 /** Graph without ports and attributes: what the UI needs to draw and navigate. */
@@ -44,7 +86,8 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export function createModelService(): ModelWorkerApi {
+/** `host`: how runs decode images and which kernels they use (the worker gives the browser's; tests give Node's). */
+export function createModelService(host: RunHost = {}): ModelWorkerApi {
   const docs = new Map<string, Entry>();
   let next = 1;
 
@@ -54,6 +97,12 @@ export function createModelService(): ModelWorkerApi {
     return e;
   };
   const docOf = (docId: string) => entry(docId).doc;
+  /** The document with its values: after the whole file was read when it was opened from a skeleton. */
+  const wholeDoc = async (docId: string) => {
+    const e = entry(docId);
+    if (e.whole) await e.whole;
+    return entry(docId).doc;
+  };
   const graphs = (docId: string) => serviceOf(docOf(docId), 'graph');
 
   let partitionsLoaded: { forget(docId: string): void } | null = null;
@@ -63,6 +112,12 @@ export function createModelService(): ModelWorkerApi {
     return p.api;
   });
   const origins = once(async () => (await import('./origins-service')).createOriginsService(docOf, (files) => service.open(files)).api);
+  let runsLoaded: { forget(docId: string): void } | null = null;
+  const runs = once(async () => {
+    const r = (await import('./run-service')).createRunService(wholeDoc, host);
+    runsLoaded = r;
+    return r.api;
+  });
   const viaPartitions =
     <K extends keyof PartitionApi>(name: K) =>
     async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
@@ -72,7 +127,16 @@ export function createModelService(): ModelWorkerApi {
     async (...args: Parameters<OriginsApi[K]>): Promise<Awaited<ReturnType<OriginsApi[K]>>> =>
       ((await origins())[name] as (...a: Parameters<OriginsApi[K]>) => Promise<Awaited<ReturnType<OriginsApi[K]>>>)(...args);
 
+  const viaRuns =
+    <K extends keyof RunApi>(name: K) =>
+    async (...args: Parameters<RunApi[K]>): Promise<Awaited<ReturnType<RunApi[K]>>> =>
+      ((await runs())[name] as (...a: Parameters<RunApi[K]>) => Promise<Awaited<ReturnType<RunApi[K]>>>)(...args);
+
   const service: ModelWorkerApi = {
+    runPlan: viaRuns('runPlan'),
+    run: viaRuns('run'),
+    cancelRun: viaRuns('cancelRun'),
+    blobSlice: viaRuns('blobSlice'),
     partitionText: viaPartitions('partitionText'),
     partitionHover: viaPartitions('partitionHover'),
     partitionCompletions: viaPartitions('partitionCompletions'),
@@ -84,18 +148,37 @@ export function createModelService(): ModelWorkerApi {
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
-    async open(files: InputFile[]): Promise<OpenResult> {
+    async open(files: InputFile[], options?: OpenOptions): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
         const t0 = performance.now();
-        const sources = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));
+        let { sources, skeletons } = await firstSources(files, host.largeFileBytes ?? LARGE_FILE_BYTES);
         const t1 = performance.now();
-        const doc = await openDocument(sources);
+        let doc: OpenedDocument;
+        try {
+          doc = await openDocument(sources, options);
+        } catch (e) {
+          if (!skeletons) throw e;
+          // a file the skeleton cannot describe: read it whole, so the error (or the document) is the file's own
+          sources = await wholeFiles(files);
+          skeletons = false;
+          doc = await openDocument(sources, options);
+        }
         // User Timing entries in the worker's own timeline (benches read them; nothing else does)
         performance.measure(`npu:open:read ${name}`, { start: t0, end: t1 });
         performance.measure(`npu:open:parse ${name}`, { start: t1, end: performance.now() });
         const docId = `doc${next++}`;
-        docs.set(docId, { doc, findIndexes: new Map() });
+        const e: Entry = { doc, findIndexes: new Map(), whole: null };
+        if (skeletons) {
+          // the whole files, read after the graph is on screen; the same structure, now with its values
+          e.whole = (async () => {
+            const whole = await openDocument(await wholeFiles(files), options);
+            if (docs.get(docId) === e) e.doc = whole;
+            performance.measure(`npu:open:whole ${name}`, { start: t1, end: performance.now() });
+          })();
+          e.whole.catch(() => {});
+        }
+        docs.set(docId, e);
         return { ok: true, docId, summary: doc.summary, diagnostics: doc.diagnostics };
       } catch (e) {
         return { ok: false, error: toErrorInfo(e, name) };
@@ -104,6 +187,7 @@ export function createModelService(): ModelWorkerApi {
     async close(docId) {
       docs.delete(docId);
       partitionsLoaded?.forget(docId);
+      runsLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = graphs(docId).graph(graphId);
@@ -121,7 +205,7 @@ export function createModelService(): ModelWorkerApi {
       return graphs(docId).nodeDetails(graphId, nodeIndex);
     },
     async tensorDetails(docId, graphId, tensor) {
-      return graphs(docId).tensorDetails(graphId, tensor);
+      return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
     },
     async find(docId, graphId, query) {
       const e = entry(docId);

@@ -41,6 +41,10 @@ export interface TensorValues {
   mean: number;
   /** the first values dequantized, when the tensor is quantized */
   dequantized: number[] | null;
+  /** standard deviation over the finite values (formats that compute it: Caffe weight blobs) */
+  std?: number;
+  /** equal-width bins over [min, max] (the max falls into the last bin), for the node panel's histogram */
+  histogram?: { min: number; max: number; bins: number[] };
 }
 
 export interface TensorDetails {

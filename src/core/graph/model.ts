@@ -47,6 +47,17 @@ export interface GraphPort {
   constant?: boolean;
 }
 
+/**
+ * A layer drawn inside a node's box, in a band below the node's own header: Caffe's in-place
+ * layers (top == bottom: ReLU, BatchNorm, Scale, Dropout after a convolution) folded into their
+ * producer, as Netron draws them. Its parameters stay in the node's attributes, prefixed by its name.
+ */
+export interface ChainedLayer {
+  type: string;
+  name: string;
+  category: NodeCategory;
+}
+
 export interface GraphNode {
   /** unique inside its graph, stable across re-reads of the same file (e.g. `op:12`, `in:0`) */
   id: string;
@@ -65,6 +76,8 @@ export interface GraphNode {
   subgraphs?: string[];
   /** optional group (namespace) id for grouping and per-group layout */
   group?: string;
+  /** layers drawn inside this box below its header, in order (see ChainedLayer) */
+  chain?: ChainedLayer[];
 }
 
 export interface GraphEdge {
@@ -101,6 +114,12 @@ export interface GraphInfo {
   id: string;
   name: string;
   stats: GraphStats;
+  /**
+   * This graph is the graph `unfoldedOf` with the layers folded into their producer's box
+   * (Caffe's in-place layers: top == bottom) drawn as nodes of their own. The pair is one graph
+   * shown two ways: the subgraph list shows the folded one, a view toggle switches.
+   */
+  unfoldedOf?: string;
 }
 
 /** Everything a viewer needs about an opened model, without its weight bytes or its graphs. */

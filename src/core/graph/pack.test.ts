@@ -13,7 +13,7 @@ describe('graph pack', () => {
     }
   });
 
-  it('keeps subgraph references, groups and every node kind', () => {
+  it('keeps subgraph references, groups, chained layers and every node kind', () => {
     const g: Graph = {
       id: 'sg:0',
       name: 'main',
@@ -23,6 +23,10 @@ describe('graph pack', () => {
         { id: 'op:0', kind: 'op', type: 'IF', name: 'y', category: 'Control', index: 0, inputs: [], outputs: [], attributes: [], subgraphs: ['sg:1', 'sg:2'], group: 'blk' },
         { id: 'out:0', kind: 'output', type: 'Output', name: 'y', category: 'Output', index: 1, inputs: [], outputs: [], attributes: [] },
         { id: 'c:3', kind: 'const', type: 'Const', name: 'w', category: 'Constant', index: 3, inputs: [], outputs: [], attributes: [] },
+        {
+          id: 'layer:4', kind: 'op', type: 'Convolution', name: 'conv1', category: 'Layer', index: 4, inputs: [], outputs: [], attributes: [],
+          chain: [{ type: 'BatchNorm', name: 'bn1', category: 'Normalization' }, { type: 'ReLU', name: 'relu1', category: 'Activation' }],
+        },
       ],
       edges: [
         { from: 0, to: 1, tensor: 0, name: 'x', label: 'float32[1]' },

@@ -4,7 +4,7 @@
  * thread about 100 ms; the packed form costs a few (strings clone cheaply, typed arrays are
  * transferred). The packed graph is "slim": ports and attributes are fetched on demand.
  */
-import type { Graph, GraphEdge, GraphNode, GraphStats, NodeCategory, NodeKind } from './model';
+import type { ChainedLayer, Graph, GraphEdge, GraphNode, GraphStats, NodeCategory, NodeKind } from './model';
 
 const KINDS: NodeKind[] = ['op', 'input', 'output', 'const'];
 
@@ -22,6 +22,8 @@ export interface GraphPack {
   subgraphs: [number, string[]][];
   /** nodes with a group: [node index, group id] */
   groups: [number, string][];
+  /** nodes with layers drawn inside their box: [node index, layers] */
+  chains: [number, ChainedLayer[]][];
   edgeFrom: Uint32Array;
   edgeTo: Uint32Array;
   edgeTensor: Int32Array;
@@ -36,12 +38,14 @@ export function packGraph(graph: Graph): GraphPack {
   const index = new Int32Array(n);
   const subgraphs: [number, string[]][] = [];
   const groups: [number, string][] = [];
+  const chains: [number, ChainedLayer[]][] = [];
   for (let i = 0; i < n; i++) {
     const node = graph.nodes[i]!;
     kind[i] = Math.max(0, KINDS.indexOf(node.kind));
     index[i] = node.index;
     if (node.subgraphs?.length) subgraphs.push([i, node.subgraphs]);
     if (node.group !== undefined) groups.push([i, node.group]);
+    if (node.chain?.length) chains.push([i, node.chain]);
   }
   const edgeFrom = new Uint32Array(m);
   const edgeTo = new Uint32Array(m);
@@ -64,6 +68,7 @@ export function packGraph(graph: Graph): GraphPack {
     index,
     subgraphs,
     groups,
+    chains,
     edgeFrom,
     edgeTo,
     edgeTensor,
@@ -91,6 +96,7 @@ export function unpackGraph(p: GraphPack): Graph {
   }
   for (const [i, ids] of p.subgraphs) nodes[i]!.subgraphs = ids;
   for (const [i, g] of p.groups) nodes[i]!.group = g;
+  for (const [i, c] of p.chains) nodes[i]!.chain = c;
   const m = p.edgeFrom.length;
   const edges: GraphEdge[] = new Array<GraphEdge>(m);
   for (let e = 0; e < m; e++) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { layoutInputFor, nodeLabel, nodeSize, textWidth } from './size';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, layoutInputFor, nodeLabel, nodeSize, textWidth } from './size';
 import type { GraphNode } from './model';
 import { transformerGraph } from './synthetic';
 
@@ -20,6 +20,11 @@ describe('nodeSize', () => {
     expect(nodeSize({ ...base, type: 'DepthwiseConv2D' }).w).toBeGreaterThan(s.w);
     expect(nodeSize({ ...base, type: 'X' }).w).toBe(40);
     expect(nodeSize({ ...base, type: 'X'.repeat(200) }).w).toBe(240);
+  });
+  it('adds a band per chained layer, wide enough for its type', () => {
+    const chained = nodeSize({ ...base, type: 'IP', chain: [{ type: 'BatchNormalization', name: 'bn', category: 'Normalization' }, { type: 'ReLU', name: 'r', category: 'Activation' }] });
+    expect(chained.h).toBe(28 + 2 * CHAIN_ROW_HEIGHT);
+    expect(chained.w).toBe(Math.ceil(textWidth('BatchNormalization', CHAIN_FONT_SIZE, true) + 16));
   });
   it('adds a row per constant input', () => {
     const n: GraphNode = {

@@ -5,10 +5,15 @@
  *
  * A box is one header line (the type label, bold) 28 px high, plus one row per constant input
  * when `constantRows` is on (filter, bias, ...; `name ⟨shape⟩` in the regular face), plus a
- * name line when `nameLine` is on. Level-of-detail rendering draws what fits.
+ * name line when `nameLine` is on, plus one band per chained layer (`GraphNode.chain`: Caffe's
+ * in-place layers, `CHAIN_ROW_HEIGHT` high, the type in bold). Level-of-detail rendering draws
+ * what fits.
  */
 import type { Graph, GraphNode } from './model';
 import type { LayoutInput } from './layout-types';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT } from './view/labels';
+
+export { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT };
 
 /** Helvetica-Bold advance widths (1/1000 em) for ASCII 32..126. */
 const BOLD = [
@@ -101,6 +106,10 @@ export function nodeSize(node: GraphNode, opts: NodeSizeOptions = {}): { w: numb
     const shown = Math.min(rows.length, opts.maxRows ?? 6);
     for (let i = 0; i < shown; i++) text = Math.max(text, textWidth(rows[i], rowFont));
     h += shown * rowH;
+  }
+  for (const c of node.chain ?? []) {
+    text = Math.max(text, textWidth(c.type, CHAIN_FONT_SIZE, true));
+    h += CHAIN_ROW_HEIGHT;
   }
   // input/output markers are pills: their rounded ends (half the height) hold no text
   const w = Math.min(maxW, Math.max(minW, Math.ceil(text + 2 * pad + (marker ? h * 0.5 : 0))));

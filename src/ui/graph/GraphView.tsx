@@ -125,6 +125,20 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     },
     [graph, layout, props.scene],
   );
+  // what a node's outgoing edges carry (their labels, e.g. shapes), for screen readers: the canvas draws them
+  const outgoing = useMemo(() => {
+    const out = new Map<number, string[]>();
+    const seen = new Set<string>();
+    for (const e of graph.edges) {
+      const text = e.label ? `${e.name} ${e.label}` : e.name;
+      if (!text || seen.has(`${e.from}\u0000${text}`)) continue;
+      seen.add(`${e.from}\u0000${text}`);
+      const list = out.get(e.from);
+      if (list) list.push(text);
+      else out.set(e.from, [text]);
+    }
+    return out;
+  }, [graph]);
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
@@ -603,6 +617,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
               role="button"
               tabIndex={i === focus ? 0 : -1}
               aria-label={accessibleName(node)}
+              aria-description={describeNode(node, outgoing.get(i))}
               aria-pressed={i === selected}
               data-node-index={i}
               style={{
@@ -621,3 +636,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     </div>
   );
 });
+
+/** For screen readers: the layers drawn inside the box and what its outgoing edges carry (the canvas draws both). */
+function describeNode(node: Graph['nodes'][number], out: string[] | undefined): string | undefined {
+  const parts: string[] = [];
+  if (node.chain?.length) parts.push(`then ${node.chain.map((c) => `${c.type} ${c.name}`).join(', ')} in place`);
+  if (out?.length) parts.push(`out: ${out.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
+}

@@ -4,7 +4,7 @@
  * text only when zoomed in enough. Used for the screen and for PNG export.
  */
 import { queryGrid } from '../../core/graph/view/spatial-grid';
-import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT, FONT_FAMILY, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
 import type { Scene } from '../../core/graph/view/scene';
 import type { SceneStyle } from './style';
 
@@ -241,6 +241,25 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     }
     ctx.fill();
   }
+  // chained layers (Caffe's in-place layers folded into their producer): a band each at the box's foot
+  const chainStart = scene.chainStart;
+  if (detail && scene.chainTitles.length) {
+    for (let c = 0; c < nn; c++) {
+      const i = sorted[c];
+      const a = chainStart[i], rows = chainStart[i + 1] - a;
+      if (rows <= 0) continue;
+      for (let r = 0; r < rows; r++) {
+        ctx.fillStyle = style.fills[style.chainFill[a + r]];
+        const y = Y[i] + H[i] / 2 - (rows - r) * CHAIN_ROW_HEIGHT;
+        ctx.beginPath();
+        if (r === rows - 1) ctx.roundRect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT, [0, 0, CORNER, CORNER]);
+        else ctx.rect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT);
+        ctx.fill();
+      }
+    }
+  }
+  /** half the height of a node's chain bands: its header text sits above them */
+  const chainLift = (i: number) => ((chainStart[i + 1] - chainStart[i]) * CHAIN_ROW_HEIGHT) / 2;
   if (detail) {
     // borders, one path per border colour
     ctx.lineWidth = Math.max(0.8, 0.6 * px);
@@ -322,7 +341,7 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         const t = scene.titles[i];
         if (!t) continue;
         const dy = withSub && scene.subtitles[i] ? -(SUBTITLE_FONT_SIZE + 1) / 2 : 0;
-        ctx.fillText(t, X[i], Y[i] + dy + 0.5);
+        ctx.fillText(t, X[i], Y[i] + dy + 0.5 - chainLift(i));
       }
     }
     if (withSub) {
@@ -336,10 +355,21 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
           const i = sorted[c];
           const t = scene.subtitles[i];
           if (!t) continue;
-          ctx.fillText(t, X[i], Y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5);
+          ctx.fillText(t, X[i], Y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5 - chainLift(i));
         }
       }
       ctx.globalAlpha = 1;
+    }
+    if (scene.chainTitles.length) {
+      ctx.font = `bold ${CHAIN_FONT_SIZE}px ${FONT_FAMILY}`;
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        const a = chainStart[i], rows = chainStart[i + 1] - a;
+        for (let r = 0; r < rows; r++) {
+          ctx.fillStyle = style.fillText[style.chainFill[a + r]];
+          ctx.fillText(scene.chainTitles[a + r], X[i], Y[i] + H[i] / 2 - (rows - r - 0.5) * CHAIN_ROW_HEIGHT + 0.5);
+        }
+      }
     }
     if (k >= LOD.edgeLabels) {
       ctx.font = EDGE_LABEL_FONT;

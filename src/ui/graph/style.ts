@@ -14,6 +14,8 @@ export interface SceneStyle {
   /** text colour for each fill */
   fillText: string[];
   nodeFill: Uint16Array;
+  /** fill of each chained layer's band (Scene.chainTitles order: nodes in order, their chain in order), into `fills` */
+  chainFill: Uint16Array;
   /** distinct borders; nodeBorder[i] indexes into it */
   borders: string[];
   nodeBorder: Uint8Array;
@@ -59,16 +61,21 @@ export function buildStyle(
   const outlines: string[] = [];
   const outlineIndex = new Map<string, number>();
   const nodeOutline = new Uint16Array(nodeCount);
-  for (let i = 0; i < nodeCount; i++) {
-    const node = graph.nodes[i];
-    const f = fillOverride?.[i] || nodeFillColor(node, palette);
+  const fillOf = (f: string) => {
     let fi = fillIndex.get(f);
     if (fi === undefined) {
       fi = fills.length;
       fills.push(f);
       fillIndex.set(f, fi);
     }
-    nodeFill[i] = fi;
+    return fi;
+  };
+  const chainFill: number[] = [];
+  for (let i = 0; i < nodeCount; i++) {
+    const node = graph.nodes[i];
+    nodeFill[i] = fillOf(fillOverride?.[i] || nodeFillColor(node, palette));
+    // a chained layer's band keeps its own category colour (a colour override paints the whole box)
+    for (const c of node.chain ?? []) chainFill.push(fillOverride?.[i] ? nodeFill[i]! : fillOf(nodeFillColor({ kind: 'op', category: c.category }, palette)));
     const b = nodeBorderColor(node, palette);
     let bi = borderIndex.get(b);
     if (bi === undefined) {
@@ -94,6 +101,7 @@ export function buildStyle(
     fills,
     fillText: fills.map(textColorFor),
     nodeFill,
+    chainFill: Uint16Array.from(chainFill),
     borders,
     nodeBorder,
     outlines,

@@ -3,7 +3,7 @@
  * references), the same colours and labels as the canvas, every piece of text XML-escaped.
  * DOM-free (builds a string).
  */
-import { EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT_SIZE, FONT_FAMILY, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
 import type { Scene } from '../../core/graph/view/scene';
 import type { SceneStyle } from './style';
 
@@ -103,12 +103,27 @@ export function exportSceneSVG(scene: Scene, style: SceneStyle, opts: SvgOptions
     const title = scene.titles[i];
     const sub = scene.subtitles[i];
     const cx = n2(layout.x[i]);
+    // chained layers (Caffe's in-place layers): a band each at the foot of the box, the header text above them
+    const ca = scene.chainStart[i]!, rows = scene.chainStart[i + 1]! - ca;
+    const lift = (rows * CHAIN_ROW_HEIGHT) / 2;
+    for (let q = 0; q < rows; q++) {
+      const by = y + nh - (rows - q) * CHAIN_ROW_HEIGHT;
+      const bandFill = style.fills[style.chainFill[ca + q]!]!;
+      const bandText = style.fillText[style.chainFill[ca + q]!]!;
+      // the last band follows the box's rounded bottom corners
+      const d = q === rows - 1
+        ? `M${n2(x)},${n2(by)}H${n2(x + nw)}V${n2(by + CHAIN_ROW_HEIGHT - r)}Q${n2(x + nw)},${n2(by + CHAIN_ROW_HEIGHT)} ${n2(x + nw - r)},${n2(by + CHAIN_ROW_HEIGHT)}H${n2(x + r)}Q${n2(x)},${n2(by + CHAIN_ROW_HEIGHT)} ${n2(x)},${n2(by + CHAIN_ROW_HEIGHT - r)}Z`
+        : `M${n2(x)},${n2(by)}h${n2(nw)}v${CHAIN_ROW_HEIGHT}h${n2(-nw)}Z`;
+      out.push(`<path d="${d}" fill="${xmlEscape(bandFill)}"/>`);
+      out.push(`<text x="${cx}" y="${n2(by + CHAIN_ROW_HEIGHT / 2 + 0.5)}" text-anchor="middle" dominant-baseline="central" font-size="${CHAIN_FONT_SIZE}" font-weight="bold" fill="${bandText}">${xmlEscape(scene.chainTitles[ca + q]!)}</text>`);
+    }
+    if (rows) out.push(`<rect x="${n2(x)}" y="${n2(y)}" width="${n2(nw)}" height="${n2(nh)}" rx="${n2(r)}" fill="none" stroke="${xmlEscape(stroke)}" stroke-width="${sw}"/>`);
     if (title) {
       const dy = sub ? -(SUBTITLE_FONT_SIZE + 1) / 2 : 0;
-      out.push(`<text x="${cx}" y="${n2(layout.y[i] + dy + 0.5)}" text-anchor="middle" dominant-baseline="central" font-size="${TITLE_FONT_SIZE}" font-weight="bold" fill="${textFill}">${xmlEscape(title)}</text>`);
+      out.push(`<text x="${cx}" y="${n2(layout.y[i] + dy + 0.5 - lift)}" text-anchor="middle" dominant-baseline="central" font-size="${TITLE_FONT_SIZE}" font-weight="bold" fill="${textFill}">${xmlEscape(title)}</text>`);
     }
     if (sub) {
-      out.push(`<text x="${cx}" y="${n2(layout.y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5)}" text-anchor="middle" dominant-baseline="central" font-size="${SUBTITLE_FONT_SIZE}" fill="${textFill}" fill-opacity="0.85">${xmlEscape(sub)}</text>`);
+      out.push(`<text x="${cx}" y="${n2(layout.y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5 - lift)}" text-anchor="middle" dominant-baseline="central" font-size="${SUBTITLE_FONT_SIZE}" fill="${textFill}" fill-opacity="0.85">${xmlEscape(sub)}</text>`);
     }
     out.push('</g>');
   }

@@ -1,4 +1,4 @@
-import { showGraph } from '../actions';
+import { preferredGraph, showGraph } from '../actions';
 import type { PanelSubject } from './subject';
 
 function formatBytes(n: number): string {
@@ -46,10 +46,11 @@ export function ModelPanel({ subject }: { subject: PanelSubject }) {
       </table>
       <h3>Subgraphs</h3>
       <ol className="subgraph-list" start={0}>
-        {s.graphs.map((g) => (
+        {/* a graph shown another way (in-place layers as nodes) is the view toggle's, not a subgraph */}
+        {s.graphs.filter((g) => !g.unfoldedOf).map((g) => (
           <li key={g.id}>
             {switchable ? (
-              <button type="button" className="link" onClick={() => void showGraph(subject.tabId, g.id)} aria-current={g.id === subject.graphId}>
+              <button type="button" className="link" onClick={() => void showGraph(subject.tabId, preferredGraph(s, g.id))} aria-current={g.id === subject.graphId || s.graphs.some((x) => x.id === subject.graphId && x.unfoldedOf === g.id)}>
                 {g.name || '(unnamed)'}
               </button>
             ) : (
@@ -105,6 +106,8 @@ export function ModelPanel({ subject }: { subject: PanelSubject }) {
             {subject.diagnostics.map((d, i) => (
               <li key={i} className={`diag diag-${d.severity}`}>
                 {d.source ? `${d.source}: ` : ''}
+                {d.file && d.file !== s.file ? `${d.file}: ` : ''}
+                {d.line !== undefined ? `line ${d.line}${d.column !== undefined ? `:${d.column}` : ''}: ` : ''}
                 {d.offset !== undefined ? `byte ${d.offset}: ` : ''}
                 {d.message}
               </li>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { GraphPort, TensorDetails } from '../../worker/api';
 import { workers } from '../actions';
 import type { PanelSubject } from './subject';
+import { Histogram } from './Histogram';
 
 /** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
 export function NodePanel({ subject }: { subject: PanelSubject }) {
@@ -107,7 +108,7 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
       {t && (
         <table className="props">
           <tbody>
-            <Row name="tensor" value={`#${t.index}${t.constant ? ` · constant, buffer ${t.buffer}, ${t.byteLength} B` : ''}${t.isVariable ? ' · variable' : ''}`} />
+            <Row name="tensor" value={`#${t.index}${t.constant ? ` · constant${t.buffer >= 0 ? `, buffer ${t.buffer}` : ''}, ${t.byteLength} B` : ''}${t.isVariable ? ' · variable' : ''}`} />
             <Row name="dtype" value={t.dtype} />
             <Row name="shape" value={`[${t.shape.join(', ')}]`} />
             {t.shapeSignature && <Row name="shape_signature" value={`[${t.shapeSignature.join(', ')}]`} />}
@@ -125,7 +126,17 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
             )}
             {t.values && (
               <>
-                <Row name="min / max / mean" value={`${fmt(t.values.min)} / ${fmt(t.values.max)} / ${fmt(t.values.mean)} (${t.values.count} values)`} />
+                <Row
+                  name={t.values.std !== undefined ? 'min / max / mean / std' : 'min / max / mean'}
+                  value={`${fmt(t.values.min)} / ${fmt(t.values.max)} / ${fmt(t.values.mean)}${t.values.std !== undefined ? ` / ${fmt(t.values.std)}` : ''} (${t.values.count} values)`}
+                />
+                {t.values.histogram && (
+                  <tr>
+                    <td colSpan={2}>
+                      <Histogram data={t.values.histogram} label={`Histogram of ${t.name}`} />
+                    </td>
+                  </tr>
+                )}
                 <tr>
                   <th scope="row">values</th>
                   <td>

@@ -9,6 +9,7 @@ import { PANEL_MIN, setPanelWidth, useLayout } from '../shell/layout';
 import { Splitter } from '../shell/Splitter';
 import '../origins/origins.css';
 import { can } from '../capabilities';
+import { RunPanel } from '../run/RunPanel';
 import { SlotPanel } from '../loadable/SlotPanel';
 import { useResolvedTheme } from '../shell/theme';
 
@@ -38,6 +39,8 @@ export function SidePanel() {
   // the single view's document, or the model of the compare pane last used
   const subject = panelSubject(doc, compare);
   const origins = can(subject.summary, 'origins');
+  // the Run tab follows the tab's own document (not a compare pane's)
+  const run = can(subject.summary, 'run') && subject.side === null;
   // a loadable's node is an op slot: its descriptors decoded field by field
   const loadable = can(subject.summary, 'loadable');
   return (
@@ -72,10 +75,17 @@ export function SidePanel() {
             Origins
           </button>
         )}
+        {run && (
+          <button type="button" role="tab" aria-selected={side === 'run'} onClick={() => useStudio.setState({ side: 'run' })} title="Run the net: image, .npy or random input; top-5, heatmaps, per-layer statistics">
+            Run
+          </button>
+        )}
       </div>
       <div className="side-body">
         {side === 'origins' && origins ? (
           <OriginsPanel subject={subject} />
+        ) : side === 'run' && run ? (
+          <RunPanel subject={subject} />
         ) : side === 'node' && loadable ? (
           <SlotPanel tabId={subject.tabId} workerDocId={subject.workerDocId} selected={subject.selected} theme={theme} />
         ) : side === 'node' ? (

@@ -61,6 +61,7 @@ function CommandPalette({ pane, openPicker }: { pane: RefObject<GraphPaneHandle 
       side: s.side,
       panelAt: useLayout.getState().side,
       dockAt: useLayout.getState().dockAt,
+      inplace: useLayout.getState().inplace,
       view: c?.open ? null : (pane.current?.view() ?? null),
       partitionOpen: !!(doc && usePartition.getState().tabs[doc.id]),
       compare: c ? { open: c.open, result: !!c.result } : null,

@@ -1,7 +1,8 @@
 import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
-import { useLayout } from './layout';
+import { setInplace, useLayout } from './layout';
+import { DocOptions } from './DocOptions';
 import { useStudio, activeDoc } from '../store';
-import { cancelLayout, selectNode, showGraph } from '../actions';
+import { cancelLayout, preferredGraph, selectNode, showGraph } from '../actions';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { FindBar } from './FindBar';
 import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, usePartitionLifecycle } from '../partition/PartitionHost';
@@ -36,6 +37,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
   const origins = useOriginsGraphProps(doc);
   const dockAt = useLayout((s) => s.dockAt);
   const dockWidth = useLayout((s) => s.dockWidth);
+  const inplace = useLayout((s) => s.inplace);
   // beside the graph, the dock's width moves the find bar left of it
   const dockStyle = dockAt === 'right' ? ({ '--dock-w': `${dockWidth}px` } as CSSProperties) : undefined;
 
@@ -52,8 +54,17 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
     return () => window.removeEventListener('keydown', onKey);
   }, [doc]);
 
+  // the in-place toggle (command palette, toolbar, URL hash) picks which of a graph's two forms is on screen
+  const wanted = doc ? preferredGraph(doc.summary, doc.graphId) : '';
+  useEffect(() => {
+    if (doc && wanted && wanted !== doc.graphId && !doc.loading) void showGraph(doc.id, wanted);
+  }, [doc?.id, doc?.graphId, wanted, inplace]);
+
   if (!doc) return null;
-  const graphs = doc.summary.graphs;
+  // a graph shown another way (in-place layers as nodes) is not a subgraph of its own
+  const graphs = doc.summary.graphs.filter((g) => !g.unfoldedOf);
+  const baseId = doc.summary.graphs.find((g) => g.id === doc.graphId)?.unfoldedOf ?? doc.graphId;
+  const unfoldable = doc.summary.graphs.some((g) => g.unfoldedOf === baseId);
   const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
 
   const openSubgraph = (index: number) => {
@@ -73,10 +84,10 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             <span className="muted">Subgraph </span>
             <select
               aria-label="Subgraph"
-              value={doc.graphId}
+              value={baseId}
               onChange={(e) => {
                 history.current.push(doc.graphId);
-                void showGraph(doc.id, e.currentTarget.value);
+                void showGraph(doc.id, preferredGraph(doc.summary, e.currentTarget.value));
               }}
             >
               {graphs.map((g, i) => (
@@ -91,6 +102,12 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
           <button type="button" title="Back (Backspace)" onClick={() => void showGraph(doc.id, history.current.pop()!)}>
             ← Back
           </button>
+        )}
+        <DocOptions doc={doc} />
+        {unfoldable && (
+          <label title="Layers whose top is their bottom (ReLU, BatchNorm, Scale, Dropout, ...) are drawn inside their producer's box, as Netron does; tick to draw them as nodes of their own">
+            <input type="checkbox" checked={inplace === 'nodes'} onChange={(e) => setInplace(e.currentTarget.checked ? 'nodes' : 'folded')} /> in-place layers as nodes
+          </label>
         )}
         <PartitionButton doc={doc} />
         <OptimizeMenu />

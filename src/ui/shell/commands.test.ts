@@ -8,10 +8,10 @@ import type { Capability } from '../../worker/api';
 const CIRCLE: Capability[] = ['graph', 'partition', 'origins', 'optimize'];
 const PROFILE: Capability[] = ['profile'];
 
-function doc(id: string, capabilities: Capability[], format: string, title = `${id}.${format}`): Doc {
+function doc(id: string, capabilities: Capability[], format: string, title = `${id}.${format}`, graphs: Doc['summary']['graphs'] = []): Doc {
   return {
-    id, workerDocId: `w${id}`, title, files: [], diagnostics: [], graphId: 'sg:0', direction: 'TB', view: null, loading: null, selected: null, details: null,
-    summary: { format, capabilities } as Doc['summary'],
+    id, workerDocId: `w${id}`, title, files: [], diagnostics: [], graphId: graphs[0]?.id ?? 'sg:0', direction: 'TB', view: null, loading: null, selected: null, details: null,
+    summary: { format, capabilities, graphs } as unknown as Doc['summary'],
   };
 }
 
@@ -66,6 +66,23 @@ describe('commands', () => {
     expect(list).toEqual(expect.arrayContaining(['view.find', 'view.fit', 'panel.node']));
     const leaked = list.filter((id) => id.startsWith('partition.') || id.startsWith('optimize.') || id === 'panel.origins' || id === 'profile.diagnostics');
     expect(leaked).toEqual([]);
+  });
+
+  it('a Caffe net: the in-place toggle names what it switches to, the Run panel and a run', () => {
+    const stats = { nodes: 1, edges: 1 };
+    const net = doc('5', ['graph', 'inspect', 'run'], 'caffe', 'lenet.prototxt', [
+      { id: 'net', name: 'LeNet', stats },
+      { id: 'net:layers', name: 'LeNet (in-place layers as nodes)', stats, unfoldedOf: 'net' },
+    ]);
+    let list = ids(ctx({ docs: [net], doc: net, view, inplace: 'folded' }));
+    expect(list).toEqual(expect.arrayContaining(['view.inplace-nodes', 'panel.run', 'run.start']));
+    expect(list).not.toContain('view.inplace-folded');
+    list = ids(ctx({ docs: [net], doc: { ...net, graphId: 'net:layers' }, view, inplace: 'nodes' }));
+    expect(list).toContain('view.inplace-folded');
+    // a graph without a second form has no toggle; a document without run has no run commands
+    const plain = doc('6', ['graph'], 'circle', 'm.circle', [{ id: 'sg:0', name: 'main', stats }]);
+    list = ids(ctx({ docs: [plain], doc: plain, view }));
+    expect(list.filter((id) => id.startsWith('view.inplace') || id.startsWith('run.') || id === 'panel.run')).toEqual([]);
   });
 
   it('a profile has its own commands and no graph ones', () => {

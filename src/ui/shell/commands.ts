@@ -12,7 +12,8 @@ import { checkParts, closePartition, downloadParts, newPartition, openPartition 
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
 import { can, mainView } from '../capabilities';
-import { setDockAt, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
+import { setDockAt, setInplace, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
+import { startRun } from '../run/state';
 import { loadableCommands } from '../loadable/commands';
 
 export interface Command {
@@ -33,6 +34,8 @@ export interface CommandContext {
   side: SidePanel;
   /** where the side panel and the partition editor are (shell/layout.ts) */
   panelAt: LayoutState['side'];
+  /** in-place layers drawn inside their producer or as nodes (shell/layout.ts) */
+  inplace?: LayoutState['inplace'];
   dockAt?: LayoutState['dockAt'];
   /** the single graph view on screen (null in the compare view and the Profile view) */
   view: GraphViewHandle | null;
@@ -75,8 +78,14 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'view.export-png-visible', group: 'View', title: 'Export the visible area as PNG (2x)', run: () => ctx.exportView('png-visible') });
       add({ id: 'view.export-svg', group: 'View', title: 'Export the whole graph as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
     }
+    const base = graph.summary.graphs.find((g) => g.id === graph.graphId)?.unfoldedOf ?? graph.graphId;
+    if (graph.summary.graphs.some((g) => g.unfoldedOf === base)) {
+      if (ctx.inplace === 'nodes') add({ id: 'view.inplace-folded', group: 'View', title: "Draw in-place layers inside their producer's box (as Netron does)", run: () => setInplace('folded') });
+      else add({ id: 'view.inplace-nodes', group: 'View', title: 'Show in-place layers (ReLU, BatchNorm, Scale, Dropout...) as nodes', run: () => setInplace('nodes') });
+    }
     const panels: [SidePanel, string, string?][] = [['node', 'Node properties'], ['model', 'Model properties', 'Ctrl+Enter']];
     if (can(graph.summary, 'origins')) panels.push(['origins', 'Origins (ONE origin tables)']);
+    if (can(graph.summary, 'run')) panels.push(['run', 'Run: forward pass with an image, a .npy or random input']);
     for (const [side, title, keys] of panels) {
       if (side !== ctx.side || ctx.panelAt === 'hidden') {
         add({
@@ -132,6 +141,19 @@ export function buildCommands(ctx: CommandContext): Command[] {
     }
   }
 
+  if (graph && can(graph.summary, 'run')) {
+    const tab = graph.id;
+    add({
+      id: 'run.start',
+      group: 'Run',
+      title: 'Run the net in the worker with the Run panel\'s input',
+      run: () => {
+        if (ctx.panelAt === 'hidden') toggleSidePanel();
+        useStudio.setState({ side: 'run' });
+        void startRun(tab);
+      },
+    });
+  }
   for (const c of loadableCommands(doc, ctx.docs)) add(c);
 
   if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });

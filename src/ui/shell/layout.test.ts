@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DOCK_DEFAULT, DOCK_MIN, DOCK_WIDTH_DEFAULT, DOCK_WIDTH_MIN, PANEL_MIN, formatLayoutHash, parseLayoutHash, type LayoutState } from './layout';
 
-const base: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT };
+const base: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded' };
 import { clampSize } from './Splitter';
 
 describe('layout in the URL hash', () => {
@@ -16,6 +16,8 @@ describe('layout in the URL hash', () => {
     expect(parseLayoutHash('#side=top')).toEqual({});
     expect(parseLayoutHash('#dockat=right&dockw=100')).toEqual({ dockAt: 'right', dockWidth: DOCK_WIDTH_MIN });
     expect(parseLayoutHash('#dockat=left')).toEqual({});
+    expect(parseLayoutHash('#inplace=nodes')).toEqual({ inplace: 'nodes' });
+    expect(parseLayoutHash('#inplace=<b>')).toEqual({});
   });
 
   it('ignores bad numbers and clamps the rest', () => {
@@ -28,9 +30,11 @@ describe('layout in the URL hash', () => {
   it('writes its keys, leaves defaults out and keeps other keys', () => {
     expect(formatLayoutHash('', { ...base, panel: 420.4 })).toBe('#panel=420');
     expect(formatLayoutHash('#x=1&panel=300', { ...base, dock: 200 })).toBe('#x=1&dock=200');
-    expect(formatLayoutHash('#panel=300&dock=200&side=left&dockat=right&dockw=400', base)).toBe('');
+    expect(formatLayoutHash('#panel=300&dock=200&side=left&dockat=right&dockw=400&inplace=nodes', base)).toBe('');
     expect(formatLayoutHash('', { ...base, side: 'hidden' })).toBe('#side=hidden');
     expect(formatLayoutHash('', { ...base, dockAt: 'right', dockWidth: 600 })).toBe('#dockat=right&dockw=600');
+    expect(formatLayoutHash('#inplace=nodes&x=1', base)).toBe('#x=1');
+    expect(formatLayoutHash('', { ...base, inplace: 'nodes' })).toBe('#inplace=nodes');
   });
 
   it('round-trips any layout within bounds, and never throws on any hash', () => {
@@ -41,8 +45,9 @@ describe('layout in the URL hash', () => {
         fc.constantFrom('right' as const, 'left' as const, 'hidden' as const),
         fc.constantFrom('bottom' as const, 'right' as const),
         fc.integer({ min: DOCK_WIDTH_MIN, max: 4000 }),
-        (panel, dock, side, dockAt, dockWidth) => {
-          const layout: LayoutState = { panel, dock, side, dockAt, dockWidth };
+        fc.constantFrom('folded' as const, 'nodes' as const),
+        (panel, dock, side, dockAt, dockWidth, inplace) => {
+          const layout: LayoutState = { panel, dock, side, dockAt, dockWidth, inplace };
           const back = { ...base, ...parseLayoutHash(formatLayoutHash('#keep=me', layout)) };
           return JSON.stringify(back) === JSON.stringify(layout);
         },

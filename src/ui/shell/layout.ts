@@ -1,7 +1,8 @@
 /**
  * The pane layout the user chose (side panel width, side and visibility; partition dock height),
  * remembered in the URL hash as DESIGN.md asks: `#panel=420&dock=300&side=left` (`side=hidden`
- * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph). View state only: a reload or a shared link
+ * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph; `inplace=nodes`
+ * draws Caffe's in-place layers as nodes of their own). View state only: a reload or a shared link
  * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
  * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
  * clamped).
@@ -19,6 +20,12 @@ export interface LayoutState {
   dockAt: 'bottom' | 'right';
   /** its width beside the graph, in CSS pixels */
   dockWidth: number;
+  /**
+   * in-place layers (Caffe: top == bottom, e.g. ReLU after a convolution) drawn inside their
+   * producer's box as Netron does ('folded', the default) or as nodes of their own: which of a
+   * document's two graphs (`GraphInfo.unfoldedOf`) is shown
+   */
+  inplace: 'folded' | 'nodes';
 }
 
 export const PANEL_MIN = 240;
@@ -29,7 +36,7 @@ export const DOCK_WIDTH_DEFAULT = 560;
 /** the largest size any pane may be given through the hash; the window limits it further when drawn */
 const HASH_MAX = 4000;
 
-const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT };
+const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded' };
 
 export const useLayout = create<LayoutState>(() => ({ ...DEFAULT }));
 
@@ -47,6 +54,10 @@ export function setDockWidth(px: number) {
 
 export function setDockAt(dockAt: LayoutState['dockAt']) {
   useLayout.setState({ dockAt });
+}
+
+export function setInplace(inplace: LayoutState['inplace']) {
+  useLayout.setState({ inplace });
 }
 
 export function setPanelSide(side: LayoutState['side']) {
@@ -84,6 +95,8 @@ export function parseLayoutHash(hash: string): Partial<LayoutState> {
   if (dockAt === 'bottom' || dockAt === 'right') out.dockAt = dockAt;
   const dockWidth = sizeParam(p, 'dockw', DOCK_WIDTH_MIN);
   if (dockWidth !== undefined) out.dockWidth = dockWidth;
+  const inplace = p.get('inplace');
+  if (inplace === 'folded' || inplace === 'nodes') out.inplace = inplace;
   return out;
 }
 
@@ -100,6 +113,8 @@ export function formatLayoutHash(hash: string, layout: LayoutState): string {
   else p.set('dockat', layout.dockAt);
   if (layout.dockWidth === DEFAULT.dockWidth) p.delete('dockw');
   else p.set('dockw', String(Math.round(layout.dockWidth)));
+  if (layout.inplace === DEFAULT.inplace) p.delete('inplace');
+  else p.set('inplace', layout.inplace);
   const s = p.toString();
   return s ? `#${s}` : '';
 }

@@ -19,6 +19,7 @@ export const SAMPLE_GROUPS: { id: string; label: string }[] = [
   { id: 'partition', label: 'Partition: model + .part' },
   { id: 'origins', label: 'Origins: model with ONE origin tables' },
   { id: 'profiles', label: 'Profiles: NNAPI systrace' },
+  { id: 'caffe', label: 'Caffe: nets, weights and a digit to run' },
   { id: 'loadables', label: 'NVDLA loadables' },
 ];
 

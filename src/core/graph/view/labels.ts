@@ -63,6 +63,11 @@ export function accessibleName(node: Pick<GraphNode, 'kind' | 'type' | 'name'>):
   return node.name ? `${type} ${node.name}` : type;
 }
 
+/** Height of the band of one chained layer (GraphNode.chain) at the foot of its host's box. */
+export const CHAIN_ROW_HEIGHT = 16;
+/** Font size of a chained layer's type in its band (bold). */
+export const CHAIN_FONT_SIZE = 9;
+
 /** Fonts shared by the canvas and the SVG export. */
 export const FONT_FAMILY = '-apple-system, "Segoe UI", "Helvetica Neue", Helvetica, Arial, sans-serif';
 export const TITLE_FONT_SIZE = 11;

@@ -7,7 +7,7 @@ import type { Graph } from '../model';
 import { buildNavIndex, type NavIndex } from './keyboard-nav';
 import { placeEdgeLabels } from './edge-labels';
 import {
-  cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
+  CHAIN_ROW_HEIGHT, cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
 } from './labels';
 import { buildGrid, edgeSegmentBoxes, nodeBoxes, type SpatialGrid } from './spatial-grid';
 
@@ -24,6 +24,9 @@ export interface Scene {
   /** truncated title and subtitle per node ('' when none) */
   titles: string[];
   subtitles: string[];
+  /** chained layers (GraphNode.chain) of node i: chainStart[i] .. chainStart[i + 1], their type labels truncated to the box */
+  chainStart: Int32Array;
+  chainTitles: string[];
   /** edge label: left end and vertical middle of its text (graph units), and the text ('' when none or dropped) */
   edgeLabelX: Float64Array;
   edgeLabelY: Float64Array;
@@ -50,6 +53,8 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
   const marker = new Uint8Array(n);
   const titles: string[] = new Array<string>(n);
   const subtitles: string[] = new Array<string>(n);
+  const chainStart = new Int32Array(n + 1);
+  const chainTitles: string[] = [];
   for (let i = 0; i < n; i++) {
     const node = graph.nodes[i];
     const isMarker = node.kind === 'input' || node.kind === 'output';
@@ -57,7 +62,9 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
     const avail = layout.w[i] - 2 * NODE_PAD_X - (isMarker ? layout.h[i] * 0.5 : 0);
     titles[i] = truncateLabel(nodeTitle(node), avail, measures.title);
     const sub = nodeSubtitle(node);
-    subtitles[i] = sub && layout.h[i] >= 30 ? truncateLabel(sub, avail, measures.subtitle) : '';
+    subtitles[i] = sub && layout.h[i] - CHAIN_ROW_HEIGHT * (node.chain?.length ?? 0) >= 30 ? truncateLabel(sub, avail, measures.subtitle) : '';
+    for (const c of node.chain ?? []) chainTitles.push(truncateLabel(c.type, avail, measures.subtitle));
+    chainStart[i + 1] = chainTitles.length;
   }
   const edgeLabels: string[] = new Array<string>(m);
   for (let e = 0; e < m; e++) {
@@ -92,6 +99,8 @@ export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMea
     marker,
     titles,
     subtitles,
+    chainStart,
+    chainTitles,
     edgeLabelX: placed.x,
     edgeLabelY: placed.y,
     edgeLabels,
@@ -115,7 +124,7 @@ export function withGraph(data: SceneData, graph: Graph, layout: GraphLayout): S
 /** Buffers a transfer list can move (distinct). */
 export function sceneBuffers(d: SceneData): ArrayBuffer[] {
   const arrays = [
-    d.marker, d.edgeLabelX, d.edgeLabelY,
+    d.marker, d.chainStart, d.edgeLabelX, d.edgeLabelY,
     d.nodeGrid.start, d.nodeGrid.items, d.nodeGrid.stamp,
     d.edgeGrid.start, d.edgeGrid.items, d.edgeGrid.stamp,
     d.nav.outStart, d.nav.outTargets, d.nav.inStart, d.nav.inSources, d.nav.order, d.nav.orderPos, d.nav.rank,

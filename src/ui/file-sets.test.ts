@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { groupFiles } from './file-sets';
+
+const named = (...names: string[]) => names.map((name) => ({ name }));
+const sets = (...names: string[]) => groupFiles(named(...names)).sets.map((s) => s.map((f) => f.name));
+
+describe('file sets from dropped files', () => {
+  it('a prototxt goes with its caffemodel, whatever the drop order', () => {
+    expect(sets('lenet_iter_10000.caffemodel', 'lenet.prototxt')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel']]);
+    expect(sets('lenet.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel']]);
+  });
+
+  it('a train_test prototxt beside a deploy joins it (input defaults); alone it opens on its own', () => {
+    expect(sets('lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel', 'lenet.prototxt')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_train_test.prototxt']]);
+    expect(sets('lenet_train_test.prototxt')).toEqual([['lenet_train_test.prototxt']]);
+    expect(sets('lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel']]);
+  });
+
+  it('a solver heads its set, with the net it names and the weights', () => {
+    expect(sets('lenet_train_test.prototxt', 'lenet_solver.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet_solver.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_train_test.prototxt']]);
+  });
+
+  it('two deploys: each caffemodel pairs with the deploy of the longest common stem; an unpaired one opens alone', () => {
+    expect(sets('det1.prototxt', 'det2.prototxt', 'det2.caffemodel', 'det1.caffemodel')).toEqual([
+      ['det1.prototxt', 'det1.caffemodel'],
+      ['det2.prototxt', 'det2.caffemodel'],
+    ]);
+    expect(sets('det1.prototxt', 'cifar10_quick.prototxt', 'bvlc_googlenet.caffemodel')).toEqual([['det1.prototxt'], ['cifar10_quick.prototxt'], ['bvlc_googlenet.caffemodel']]);
+    expect(sets('bvlc_googlenet.caffemodel')).toEqual([['bvlc_googlenet.caffemodel']]);
+  });
+
+  it('images and .npy arrays are run inputs, not documents; circle sidecars stay with the first model', () => {
+    const g = groupFiles(named('lenet.prototxt', 'digit.PNG', 'x.npy', 'photo.jpeg', 'lenet_iter_10000.caffemodel'));
+    expect(g.sets.map((s) => s.map((f) => f.name))).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel']]);
+    expect(g.runInputs.map((f) => f.name)).toEqual(['digit.PNG', 'x.npy', 'photo.jpeg']);
+    expect(sets('a.circle', 'a.part', 'b.circle')).toEqual([['a.circle', 'a.part'], ['b.circle']]);
+    expect(sets('only.part')).toEqual([['only.part']]);
+    expect(groupFiles(named('digit.png')).sets).toEqual([]);
+  });
+});
