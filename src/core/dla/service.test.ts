@@ -54,6 +54,20 @@ describe('the execute service', () => {
     expect(given.warnings.map((w) => w.text).join('\n')).not.toMatch(/default scale/);
   });
 
+  it('runs again from the kept memory images and weights with the same results as a fresh run', async () => {
+    const l = golden('lenet-b1-nv_full-int8-fast-math');
+    const s = executeService(l);
+    const req = { seed: 5, scales: { data: 1 / 100 } };
+    const first = await s.run(req);
+    const second = await s.run(req);
+    const fresh = await executeService(golden('lenet-b1-nv_full-int8-fast-math')).run(req);
+    expect(Array.from(second.outputs[0]!.values)).toEqual(Array.from(fresh.outputs[0]!.values));
+    expect(Array.from(first.outputs[0]!.values)).toEqual(Array.from(fresh.outputs[0]!.values));
+    expect(second.slots.map((x) => x.output?.stats)).toEqual(fresh.slots.map((x) => x.output?.stats));
+    // the blobs the runs read from stay as the file has them
+    expect(Array.from(l.blobs[0]!.data)).toEqual(Array.from(golden('lenet-b1-nv_full-int8-fast-math').blobs[0]!.data));
+  });
+
   it('names what is wrong with a request', async () => {
     const s = executeService(golden('lenet-b1-nv_small-fp16-fast-math'));
     await expect(s.run({ inputs: { image: { kind: 'random', seed: 1 } } })).rejects.toThrow(/no input named 'image' \(inputs: data\)/);

@@ -19,7 +19,7 @@ import { compareSlots, type ReferenceTensor, type SlotComparison } from './compa
 import { dlaWarning, type DlaWarning } from './errors';
 import { inferHardware, type DlaConfigName } from './hardware';
 import { topK } from './metrics';
-import { runLoadable, type BoundInput, type DlaRunProgress, type DlaRunResult } from './run';
+import { DlaRunCache, runLoadable, type BoundInput, type DlaRunProgress, type DlaRunResult } from './run';
 import type { SlotLayers } from './slot-layers';
 
 /** The value of one input tensor. */
@@ -187,6 +187,7 @@ export function executeService(l: Loadable): ExecuteService {
   const file = l.file;
   let planned: ExecutePlan | null = null;
   let last: DlaRunResult | null = null;
+  const cache = new DlaRunCache(l);
 
   const plan = (): ExecutePlan => {
     if (planned) return planned;
@@ -245,7 +246,7 @@ export function executeService(l: Loadable): ExecuteService {
     }
     if (named.size) throw new FormatError({ kind: 'corrupt', file, message: `the loadable has no input named ${[...named].map((x) => `'${x}'`).join(', ')} (inputs: ${p.tensors.filter((x) => x.kind === 'input').map((x) => x.name).join(', ')})` });
     if (p.constantScales) warnings.push(dlaWarning(null, null, p.notes[0]!));
-    const r = await runLoadable(l, { inputs, hardware: request.hardware, kernels: hooks.kernels, onProgress: hooks.onProgress, signal: hooks.signal, now: hooks.now, captureSurfaces: true });
+    const r = await runLoadable(l, { inputs, cache, hardware: request.hardware, kernels: hooks.kernels, onProgress: hooks.onProgress, signal: hooks.signal, now: hooks.now, captureSurfaces: true });
     last = r;
     const outputs: ExecutedOutput[] = r.outputs.map((o) => {
       const spec = p.tensors.find((t) => t.kind === 'output' && t.memId === o.memId)!;
