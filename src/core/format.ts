@@ -27,6 +27,7 @@ import type { CaffeKernels } from './caffe/forward/heavy';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
+import type { ExecuteService } from './dla/service';
 import type { LoadableComparison, LoadableRunHooks, LoadableRunOutcome, LoadableRunPlan, LoadableRunRequest, PlaneSlice } from './dla/run-types';
 
 export interface SourceFile {
@@ -144,13 +145,15 @@ export interface DocumentServices {
   inspect: InspectService;
   run: RunService;
   loadable: LoadableService;
+  /** run an NVDLA loadable on the DLA model (`dla/service.ts`): plan, run with progress and cancel, planes of the last run, per-layer comparison */
+  execute: ExecuteService;
   runLoadable: LoadableRunService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'runLoadable'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'execute', 'runLoadable'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document

@@ -8,7 +8,7 @@
  */
 import { FormatError } from '../errors';
 import type { RunInputValue, RunService, SourceFile } from '../format';
-import { CalibrationCollector, poolingScaleTies, type CalibrationMethod, type CalibrationResult } from './calibrate';
+import { CalibrationCollector, deployLayers, poolingScaleTies, type CalibrationMethod, type CalibrationResult } from './calibrate';
 import type { CalibrationProgress } from './run-types';
 import type { CaffeKernels } from '../caffe/forward/heavy';
 
@@ -34,7 +34,7 @@ async function tiesOf(files: SourceFile[]): Promise<Record<string, string>> {
   const deployFile = files.find((f) => !/\.caffemodel$/i.test(f.name));
   if (!deployFile) return {};
   const { readDeploy } = await import('../nvdla/network/caffe-files');
-  return poolingScaleTies(readDeploy(new TextDecoder().decode(deployFile.bytes), deployFile.name));
+  return poolingScaleTies(deployLayers(readDeploy(new TextDecoder().decode(deployFile.bytes), deployFile.name)));
 }
 
 /**

@@ -250,23 +250,33 @@ export class CalibrationCollector {
   }
 }
 
+/** A Caffe layer as the ties need it: blob names in and out. */
+export interface TieLayer {
+  name: string;
+  type: string;
+  bottoms: string[];
+  tops: string[];
+}
+
+/** The layers of a deploy as the network builder reads it (`layer`, or V1 `layers`). */
+export function deployLayers(deploy: CaffeDeploy): TieLayer[] {
+  return [...subs(deploy.net, 'layer'), ...subs(deploy.net, 'layers')].map((l) => ({ name: str(l, 'name'), type: str(l, 'type'), bottoms: strs(l, 'bottom'), tops: strs(l, 'top') }));
+}
+
 /**
  * Pooling layers of a Caffe net and the layer whose output they pool (the last writer of their
  * bottom blob, in-place layers included): the PDP averages or picks int8 values without
  * rescaling, so a pooling layer's output scale must be its input's.
  */
-export function poolingScaleTies(deploy: CaffeDeploy): Record<string, string> {
+export function poolingScaleTies(layers: TieLayer[]): Record<string, string> {
   const lastWriter = new Map<string, string>();
   const ties: Record<string, string> = {};
-  for (const layer of [...subs(deploy.net, 'layer'), ...subs(deploy.net, 'layers')]) {
-    const name = str(layer, 'name');
-    const type = str(layer, 'type');
-    const bottoms = strs(layer, 'bottom');
-    if ((type === 'Pooling' || type === 'POOLING' || type === '17') && bottoms.length === 1) {
-      const from = lastWriter.get(bottoms[0]!);
-      if (from) ties[name] = from;
+  for (const layer of layers) {
+    if ((layer.type === 'Pooling' || layer.type === 'POOLING') && layer.bottoms.length === 1) {
+      const from = lastWriter.get(layer.bottoms[0]!);
+      if (from) ties[layer.name] = from;
     }
-    for (const top of strs(layer, 'top')) lastWriter.set(top, name);
+    for (const top of layer.tops) lastWriter.set(top, layer.name);
   }
   return ties;
 }

@@ -35,10 +35,17 @@ export interface MemRef {
 export class DlaMemory {
   readonly buffers: Uint8Array[];
   readonly bindable: BindableTensor[] = [];
+  /** buffer i is the pristine image of a SET entry shared with other runs (copied before a write) */
+  private readonly shared: boolean[];
 
+  /**
+   * `images`: pristine images of SET entries kept across runs of the same loadable (weights,
+   * descriptors); a run reads them in place and copies one only when it writes into it.
+   */
   constructor(
     readonly loadable: Loadable,
     readonly file: string,
+    images?: Map<number, Uint8Array>,
   ) {
     const l = loadable;
     let total = 0;
@@ -47,8 +54,15 @@ export class DlaMemory {
       throw new DlaExecError(file, 'limit', null, null, `the memory list declares ${total} bytes, more than the ${MAX_MEMORY_BYTES} a run allocates`);
     }
     const blobs = new Map(l.blobs.map((b) => [b.name, b]));
+    this.shared = l.memory_list.map(() => false);
     this.buffers = l.memory_list.map((m, i) => {
       if (m.id !== i) throw new DlaExecError(file, 'corrupt', null, null, `memory_list[${i}] has id ${m.id}: the runtime indexes memory by position`);
+      const bindable = (m.flags & (MEMORY_FLAGS.INPUT | MEMORY_FLAGS.OUTPUT)) !== 0;
+      const kept = images && !bindable ? images.get(i) : undefined;
+      if (kept) {
+        this.shared[i] = true;
+        return kept;
+      }
       const buf = new Uint8Array(m.size);
       if (m.flags & MEMORY_FLAGS.SET) {
         m.contents.forEach((name, k) => {
@@ -65,12 +79,32 @@ export class DlaMemory {
           buf.set(b.data, at);
         });
       }
+      if (images && !bindable && m.flags & MEMORY_FLAGS.SET) {
+        images.set(i, buf);
+        this.shared[i] = true;
+      }
+      return buf;
+    });
+    l.memory_list.forEach((m, i) => {
       if (m.flags & (MEMORY_FLAGS.INPUT | MEMORY_FLAGS.OUTPUT)) {
         const kind = m.flags & MEMORY_FLAGS.INPUT ? 'input' : 'output';
         this.bindable.push({ kind, memId: i, bindId: m.bind_id, tensorDescId: m.tensor_desc_id, desc: l.tensor_desc_list[m.tensor_desc_id] ?? null });
       }
-      return buf;
     });
+  }
+
+  /** `ref` made writable: a shared pristine image is copied first (the other runs keep theirs). */
+  forWrite(ref: MemRef): MemRef {
+    if (this.shared[ref.memId]) {
+      this.buffers[ref.memId] = this.buffers[ref.memId]!.slice();
+      this.shared[ref.memId] = false;
+    }
+    return ref.buf === this.buffers[ref.memId] ? ref : { ...ref, buf: this.buffers[ref.memId]! };
+  }
+
+  /** memory `memId` still holds what the loadable set it to (nothing wrote it in this run) */
+  isPristine(memId: number): boolean {
+    return this.shared[memId] === true;
   }
 
   /**
@@ -88,8 +122,11 @@ export class DlaMemory {
       if (!bound?.desc) return; // not a bindable tensor: the runtime has nothing to relocate
       const value = r.reloc_type === 1 ? bound.desc.stride_1 : r.reloc_type === 2 ? bound.desc.stride_2 : null;
       if (value === null) throw new DlaExecError(this.file, 'unsupported', null, null, `${where}: reloc_type ${r.reloc_type} is neither a line (1) nor a surface (2) stride`);
-      const buf = this.buffers[r.write_id];
+      let buf = this.buffers[r.write_id];
       if (!buf || r.offset + 4 > buf.length) throw new DlaExecError(this.file, 'corrupt', null, null, `${where}: offset ${r.offset} of memory ${r.write_id} is outside it`);
+      const old = new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getUint32(r.offset, true);
+      if (old === value >>> 0) return; // already what the bound tensor says (a kept image stays shared)
+      buf = this.forWrite({ memId: r.write_id, buf, base: r.offset }).buf;
       new DataView(buf.buffer, buf.byteOffset, buf.byteLength).setUint32(r.offset, value >>> 0, true);
     });
   }
@@ -117,7 +154,7 @@ export class DlaMemory {
 
   /** The bytes of a bindable tensor by its memory entry. */
   tensorBytes(b: BindableTensor): Uint8Array {
-    const buf = this.buffers[b.memId]!;
+    const buf = this.forWrite({ memId: b.memId, buf: this.buffers[b.memId]!, base: 0 }).buf;
     const off = b.desc?.offset ?? 0;
     return buf.subarray(off, Math.min(buf.length, off + (b.desc?.size ?? buf.length)));
   }

@@ -47,7 +47,26 @@ export interface DlaRunProgress {
   ms: number;
 }
 
+/**
+ * What runs of the same loadable can share (a service keeps one): the decoded tasks, the
+ * configuration, the pristine images of SET memory (weights, descriptors: read in place, copied
+ * only when an op writes them) and the weights already decoded from them.
+ */
+export class DlaRunCache {
+  decoded: DecodedLoadable | null = null;
+  inferred: { hardware: DlaHardware; reason: string } | null = null;
+  readonly images = new Map<number, Uint8Array>();
+  /** decoded weights (K x C x R x S) by memory, offset and geometry */
+  readonly weights = new Map<string, Float32Array>();
+  /** weights in the float kernels' memory, for the kernels they were allocated with */
+  kernels: Kernels | null = null;
+  readonly kernelWeights = new Map<string, Float32Array>();
+  constructor(readonly loadable: Loadable) {}
+}
+
 export interface DlaRunOptions {
+  /** shared by the runs of one loadable (ignored for another loadable) */
+  cache?: DlaRunCache;
   inputs: BoundInput[];
   /** the configuration compiled for; inferred from the loadable when absent */
   hardware?: DlaConfigName;
@@ -116,16 +135,19 @@ export async function runLoadable(loadable: Loadable, options: DlaRunOptions): P
   const file = loadable.file;
   const now = options.now ?? Date.now;
   const start = now();
-  const decoded = decodeTasks(loadable);
+  const cache = options.cache && options.cache.loadable === loadable ? options.cache : null;
+  const decoded = cache?.decoded ?? decodeTasks(loadable);
+  if (cache) cache.decoded = decoded;
   const blocking = decoded.damage.filter((d) => d.kind !== 'limit');
   if (blocking.length) {
     const d = blocking[0]!;
     throw new FormatError({ kind: d.kind === 'unsupported' ? 'unsupported' : 'corrupt', file, path: d.path, message: `the loadable cannot run: ${d.message}${blocking.length > 1 ? ` (and ${blocking.length - 1} more problems)` : ''}` });
   }
-  const inferred = inferHardware(decoded);
+  const inferred = cache?.inferred ?? inferHardware(decoded);
+  if (cache) cache.inferred = inferred;
   const hardware = options.hardware ? DLA_CONFIGS[options.hardware] : inferred.hardware;
   const hardwareReason = options.hardware ? `given: ${options.hardware}` : inferred.reason;
-  const mem = new DlaMemory(loadable, file);
+  const mem = new DlaMemory(loadable, file, cache?.images);
   const warnings: DlaWarning[] = [];
   bindInputs(mem, options.inputs, file, warnings);
   mem.applyRelocations();
@@ -146,7 +168,7 @@ export async function runLoadable(loadable: Loadable, options: DlaRunOptions): P
         throw new DlaExecError(file, 'corrupt', { task: t.index, kind: t.kind }, 'pre_actions', `deadlock: the task waits for event ${a} (target ${e.target} >= ${e.val}), which no task before it signals`);
       }
     }
-    if (t.kind === 'DLA') tasks.push(await runDlaTask(t, decoded, mem, hardware, options, slots, total, capture, file, now, warnings));
+    if (t.kind === 'DLA') tasks.push(await runDlaTask(t, decoded, mem, hardware, options, slots, total, capture, file, now, warnings, cache));
     else if (t.kind === 'EMU') tasks.push(await runEmuTask(t, mem, hardware, options, slots, total, capture, file, now));
     else throw new DlaExecError(file, 'unsupported', { task: t.index, kind: t.interfaceName }, 'interface', `interface ${t.interface} is neither DLA1 nor EMU1`);
     for (const a of entry.post_actions) {
@@ -188,7 +210,7 @@ function record(slots: SlotRun[], base: Omit<SlotRun, 'order' | 'output'>, out: 
   return run;
 }
 
-async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: DlaHardware, options: DlaRunOptions, slots: SlotRun[], total: number, capture: boolean, file: string, now: () => number, warnings: DlaWarning[]): Promise<DlaRunResult['tasks'][number]> {
+async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: DlaHardware, options: DlaRunOptions, slots: SlotRun[], total: number, capture: boolean, file: string, now: () => number, warnings: DlaWarning[], cache: DlaRunCache | null): Promise<DlaRunResult['tasks'][number]> {
   const place = (slot?: number, engine?: string): DlaPlace => ({ task: t.index, kind: 'DLA', ...(slot !== undefined ? { slot, engine } : {}) });
   const nd = t.network;
   if (!nd) throw new DlaExecError(file, 'corrupt', place(), 'network_desc', 'the network descriptor could not be read');
@@ -225,7 +247,7 @@ async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: Dl
       const s = t.slots[slotIndex]!;
       const p = place(s.slot, s.engine);
       if (options.signal?.aborted) throw cancelled(file, `task ${t.index} op slot ${s.slot} (${slots.length} of ${total} done)`);
-      const ctx: EngineContext = { file, mem, task: d.loadable.task_list[t.index]!, taskIndex: t.index, place: p, hw, luts: t.luts, streams, fusedParent: valueOf(s.common, 'fused_parent.index') ?? -1 };
+      const ctx: EngineContext = { file, mem, task: d.loadable.task_list[t.index]!, taskIndex: t.index, place: p, hw, luts: t.luts, streams, fusedParent: valueOf(s.common, 'fused_parent.index') ?? -1, cache };
       const t0 = now();
       let out: EngineOutput | null = null;
       const extra: Partial<SlotRun> = {};
@@ -284,7 +306,7 @@ async function runEmuTask(t: EmuTask, mem: DlaMemory, hw: DlaHardware, options: 
   for (const o of t.ops) {
     const place: DlaPlace = { task: t.index, kind: 'EMU', slot: o.slot, engine: o.opName };
     if (options.signal?.aborted) throw cancelled(file, `task ${t.index} EMU op ${o.slot} (${slots.length} of ${total} done)`);
-    const ctx: EngineContext = { file, mem, task: mem.loadable.task_list[t.index]!, taskIndex: t.index, place, hw, luts: [], streams: new Map(), fusedParent: -1 };
+    const ctx: EngineContext = { file, mem, task: mem.loadable.task_list[t.index]!, taskIndex: t.index, place, hw, luts: [], streams: new Map(), fusedParent: -1, cache: null };
     const t0 = now();
     const r = runEmu(ctx, o.op, o.buffers, legacy);
     order.push(o.slot);

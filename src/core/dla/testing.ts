@@ -153,5 +153,6 @@ export function testContext(buffers: Uint8Array[], options: TestContextOptions =
     luts: options.luts ?? [],
     streams: options.streams ?? new Map(),
     fusedParent: options.fusedParent ?? -1,
+    cache: null,
   };
 }

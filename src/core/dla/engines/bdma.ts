@@ -31,7 +31,7 @@ export function runBdma(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
     const srcSize = extent(v('source_line'), v('source_surface'));
     const dstSize = extent(v('destination_line'), v('destination_surface'));
     const s = ctx.mem.resolve(ctx.task, ctx.taskIndex, v('source_address'), 0, srcSize, ctx.place, `${f}.source_address`);
-    const d = ctx.mem.resolve(ctx.task, ctx.taskIndex, v('destination_address'), 0, dstSize, ctx.place, `${f}.destination_address`);
+    const d = ctx.mem.forWrite(ctx.mem.resolve(ctx.task, ctx.taskIndex, v('destination_address'), 0, dstSize, ctx.place, `${f}.destination_address`));
     checkOverlap(ctx, d, dstSize, [{ ref: s, size: srcSize, field: `${f} source` }]);
     for (let k = 0; k < surfaces; k++)
       for (let l = 0; l < lines; l++) {

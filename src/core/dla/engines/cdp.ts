@@ -75,7 +75,7 @@ export function runCdp(ctx: EngineContext, op: DecodedStruct, surface: DecodedSt
       }
       out[c * plane + p] = o;
     }
-  const dref = featureRef(ctx, dst, outPrec, 'dst_data');
+  const dref = ctx.mem.forWrite(featureRef(ctx, dst, outPrec, 'dst_data'));
   checkOverlap(ctx, dref, featureExtent(dst, outPrec, ctx.hw.atomBytes), [{ ref, size: featureExtent(src, inPrec, ctx.hw.atomBytes), field: 'src_data' }]);
   writeFeature(dref, dst, outPrec, ctx.hw.atomBytes, out);
   return { output: { channel: C, height: dst.height, width: dst.width, precision: outPrec === 0 ? 'INT8' : outPrec === 1 ? 'INT16' : 'FP16', where: 'memory', data: out, saturated } };

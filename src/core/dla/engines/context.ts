@@ -12,6 +12,7 @@ import { DlaExecError, type DlaPlace } from '../errors';
 import type { DlaHardware } from '../hardware';
 import type { DlaMemory, MemRef } from '../memory';
 import type { ErrorKind } from '../../errors';
+import type { DlaRunCache } from '../run';
 
 /** Values passed on the fly from one engine to the next, CHW. */
 export interface Stream {
@@ -50,6 +51,8 @@ export interface EngineContext {
   streams: Map<number, Stream>;
   /** the slot this op's on-the-fly input comes from (`fused_parent`), -1 without */
   fusedParent: number;
+  /** what runs of the same loadable share (decoded weights), null for a one-off run */
+  cache: DlaRunCache | null;
 }
 
 export function fail(ctx: EngineContext, kind: ErrorKind, field: string | null, message: string): never {

@@ -28,6 +28,7 @@
 import type { DecodedStruct } from '../../loadable/structs';
 import { valueOf } from '../../loadable/structs';
 import type { Kernels } from '../../kernels/kernels';
+import type { DlaRunCache } from '../run';
 import { MEM_TYPE, PIXEL_LAYOUTS, PRECISION, cubeOf, elementBytes, imageExtent, readFeature, readImage } from '../cube';
 import { convert, roundShiftRight } from '../fixed';
 import { halfTable } from '../half';
@@ -58,24 +59,27 @@ export interface ConvGeometry {
  * Direct-convolution weights (hw/format.rst) as K x C x R x S numbers. `bytes` starts at the
  * weight surface; `eb` is 1 (int8) or 2; `int` selects signed integers over fp16.
  */
-export function decodeDirectWeights(bytes: Uint8Array, base: number, K: number, C: number, R: number, S: number, eb: number, isInt: boolean, atomicC: number, kernelsPerGroup: number): Float64Array {
-  const out = new Float64Array(K * C * R * S);
+export function decodeDirectWeights(bytes: Uint8Array, base: number, K: number, C: number, R: number, S: number, eb: number, isInt: boolean, atomicC: number, kernelsPerGroup: number): Float32Array {
+  // int8, int16 and fp16 weights are all exact in float32
+  const out = new Float32Array(K * C * R * S);
   const half = isInt ? null : halfTable();
+  const i8 = eb === 1 ? new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+  const RS = R * S;
   let at = base;
-  const read = (): number => {
-    if (eb === 1) return (bytes[at++]! << 24) >> 24;
-    const bits = bytes[at]! | (bytes[at + 1]! << 8);
-    at += 2;
-    return half ? half[bits]! : (bits << 16) >> 16;
-  };
   for (let k0 = 0; k0 < K; k0 += kernelsPerGroup) {
     const kn = Math.min(kernelsPerGroup, K - k0);
     for (let c0 = 0; c0 < C; c0 += atomicC) {
       const cn = Math.min(atomicC, C - c0);
-      for (let r = 0; r < R; r++)
-        for (let s = 0; s < S; s++)
-          for (let k = k0; k < k0 + kn; k++)
-            for (let c = c0; c < c0 + cn; c++) out[((k * C + c) * R + r) * S + s] = read();
+      for (let rs = 0; rs < RS; rs++)
+        for (let k = k0; k < k0 + kn; k++) {
+          let o = (k * C + c0) * RS + rs;
+          if (i8) for (let c = 0; c < cn; c++, o += RS) out[o] = i8[at++]!;
+          else
+            for (let c = 0; c < cn; c++, o += RS, at += 2) {
+              const bits = bytes[at]! | (bytes[at + 1]! << 8);
+              out[o] = half ? half[bits]! : (bits << 16) >> 16;
+            }
+        }
     }
   }
   return out;
@@ -86,8 +90,8 @@ export function decodeDirectWeights(bytes: Uint8Array, base: number, K: number, 
  * `rowsPerStripe` rows; per stripe every kernel's rows side by side (rows x C channels). Returns
  * K x C x R x 1.
  */
-export function decodePostExtendedWeights(bytes: Uint8Array, base: number, K: number, C: number, R: number, eb: number, isInt: boolean, kernelsPerGroup: number, rowsPerStripe: number): Float64Array {
-  const out = new Float64Array(K * C * R);
+export function decodePostExtendedWeights(bytes: Uint8Array, base: number, K: number, C: number, R: number, eb: number, isInt: boolean, kernelsPerGroup: number, rowsPerStripe: number): Float32Array {
+  const out = new Float32Array(K * C * R);
   const half = isInt ? null : halfTable();
   let at = base;
   for (let k0 = 0; k0 < K; k0 += kernelsPerGroup) {
@@ -121,7 +125,7 @@ export function directWeightBytes(K: number, C: number, R: number, S: number, eb
  * out-of-range taps reading `padValue`. Sums in float64 (exact for int8 x int8 products up to
  * 2^53). Weight-stationary loops over a padded copy of the input.
  */
-export function convolve(input: Float32Array, w: Float64Array, g: ConvGeometry, padValue: number): Float64Array {
+export function convolve(input: Float32Array, w: Float32Array, g: ConvGeometry, padValue: number): Float64Array {
   const { inC: C, inH: H, inW: W, K, R, S, outH: OH, outW: OW } = g;
   const Hp = Math.max(H + g.padTop, (OH - 1) * g.strideY + (R - 1) * g.dilationY + 1);
   const Wp = Math.max(W + g.padLeft, (OW - 1) * g.strideX + (S - 1) * g.dilationX + 1);
@@ -292,11 +296,9 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
   const wRef = ctx.mem.resolve(ctx.task, ctx.taskIndex, wt.address, wt.offset, wBytes, ctx.place, 'surface.weight_data.address');
   const postExtension = n('post_extension');
   const warnings: DlaWarning[] = [];
-  let weights: Float64Array;
   if (isImage && postExtension > 0) {
     if (postExtension > 2) fail(ctx, 'corrupt', 'op.post_extension', `${postExtension}: the CSC extends by 2 (1) or 4 (2) lines`);
     if (kC > ctx.hw.atomicC) fail(ctx, 'corrupt', 'op.post_extension', `post-extension needs the ${kC} pre-extended channels to fit one atom of ${ctx.hw.atomicC}`);
-    weights = decodePostExtendedWeights(wRef.buf, wRef.base, K, kC, R, eb, isInt, kernelsPerGroup, 1 << postExtension);
     const rows = postExtensionRows(R, 1 << postExtension, kC, ctx.hw.atomicC);
     if (rows.some((r, p) => r !== p)) {
       warnings.push(
@@ -307,28 +309,34 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
         ),
       );
     }
-  } else {
-    weights = decodeDirectWeights(wRef.buf, wRef.base, K, kC, R, kS, eb, isInt, ctx.hw.atomicC, kernelsPerGroup);
   }
-  // image: pre-extended channel c' = s x C + c back to (c, s)
-  if (isImage) {
-    const S = kC / inC;
-    const std = new Float64Array(K * inC * R * S);
-    for (let k = 0; k < K; k++)
-      for (let cp = 0; cp < kC; cp++) {
-        const s = Math.floor(cp / inC);
-        const c = cp % inC;
-        for (let r = 0; r < R; r++) std[((k * inC + c) * R + r) * S + s] = weights[(k * kC + cp) * R + r]!;
-      }
-    weights = std;
-    geometry.S = S;
+  // decoded weights are kept across runs while their memory holds what the loadable set
+  const cacheable = ctx.cache !== null && ctx.mem.isPristine(wRef.memId);
+  const key = `${wRef.memId}:${wRef.base}:${K}:${kC}:${R}:${kS}:${eb}:${isInt ? 'i' : 'f'}:${postExtension}:${isImage ? inC : 0}:${ctx.hw.atomicC}:${kernelsPerGroup}`;
+  let weights = cacheable ? ctx.cache!.weights.get(key) : undefined;
+  if (!weights) {
+    weights = isImage && postExtension > 0 ? decodePostExtendedWeights(wRef.buf, wRef.base, K, kC, R, eb, isInt, kernelsPerGroup, 1 << postExtension) : decodeDirectWeights(wRef.buf, wRef.base, K, kC, R, kS, eb, isInt, ctx.hw.atomicC, kernelsPerGroup);
+    // image: pre-extended channel c' = s x C + c back to (c, s)
+    if (isImage) {
+      const S = kC / inC;
+      const std = new Float32Array(K * inC * R * S);
+      for (let k = 0; k < K; k++)
+        for (let cp = 0; cp < kC; cp++) {
+          const s = Math.floor(cp / inC);
+          const c = cp % inC;
+          for (let r = 0; r < R; r++) std[((k * inC + c) * R + r) * S + s] = weights[(k * kC + cp) * R + r]!;
+        }
+      weights = std;
+    }
+    if (cacheable) ctx.cache!.weights.set(key, weights);
   }
+  if (isImage) geometry.S = kC / inC;
 
   // ---- multiply-accumulate
   let acc: Float64Array;
   const k = options.kernels;
   if (isFloat && k && padValue === 0) {
-    acc = floatKernelConv(k, input, weights, geometry);
+    acc = floatKernelConv(k, input, weights, geometry, cacheable ? ctx.cache : null, key);
   } else {
     acc = convolve(input, weights, geometry, padValue);
   }
@@ -356,7 +364,7 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
 }
 
 /** fp16 convolution through the float kernels (zero padding only), float32 accumulation. */
-function floatKernelConv(k: Kernels, input: Float32Array, w: Float64Array, g: ConvGeometry): Float64Array {
+function floatKernelConv(k: Kernels, input: Float32Array, w: Float32Array, g: ConvGeometry, cache: DlaRunCache | null, key: string): Float64Array {
   // the kernels compute Caffe's geometry: pad both sides equally and take the output size from it,
   // so pad the input ourselves to the exact extent and call them unpadded
   const Hp = Math.max(g.inH + g.padTop, (g.outH - 1) * g.strideY + (g.R - 1) * g.dilationY + 1);
@@ -370,8 +378,18 @@ function floatKernelConv(k: Kernels, input: Float32Array, w: Float64Array, g: Co
       const len = Math.min(g.inW, Wp - g.padLeft);
       x.set(input.subarray((c * g.inH + y) * g.inW, (c * g.inH + y) * g.inW + len), row);
     }
-  const wt = k.alloc(w.length);
-  for (let i = 0; i < w.length; i++) wt[i] = w[i]!;
+  // weights kept in the kernels' memory across runs are packed once (the kernels key packing by array)
+  if (cache && cache.kernels !== k) {
+    cache.kernels = k;
+    cache.kernelWeights.clear();
+  }
+  let wt = cache?.kernelWeights.get(key);
+  const kept = wt !== undefined;
+  if (!wt) {
+    wt = k.alloc(w.length);
+    wt.set(w);
+    cache?.kernelWeights.set(key, wt);
+  }
   const outH = Math.floor((Hp - ((g.R - 1) * g.dilationY + 1)) / g.strideY) + 1;
   const outW = Math.floor((Wp - ((g.S - 1) * g.dilationX + 1)) / g.strideX) + 1;
   const y = k.alloc(g.K * outH * outW);
@@ -387,8 +405,10 @@ function floatKernelConv(k: Kernels, input: Float32Array, w: Float64Array, g: Co
     for (let oy = 0; oy < g.outH; oy++)
       for (let ox = 0; ox < g.outW; ox++) out[(kk * g.outH + oy) * g.outW + ox] = y[(kk * outH + oy) * outW + ox]!;
   k.free(x);
-  k.forget(wt);
-  k.free(wt);
+  if (!kept && !cache) {
+    k.forget(wt);
+    k.free(wt);
+  }
   k.free(y);
   return out;
 }

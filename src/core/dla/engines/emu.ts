@@ -67,7 +67,7 @@ export function runEmu(ctx: EngineContext, op: DecodedStruct, buffers: DecodedSt
     const C = src.channel;
     const bpe = isHalf ? 2 : 1;
     const s = resolve(ctx, src, C * bpe, 'src_data');
-    const d = resolve(ctx, dst, dst.channel * bpe, 'dst_data');
+    const d = ctx.mem.forWrite(resolve(ctx, dst, dst.channel * bpe, 'dst_data'));
     const x = new Float64Array(C);
     for (let i = 0; i < C; i++) {
       if (isHalf) x[i] = half[s.buf[s.base + 2 * i]! | (s.buf[s.base + 2 * i + 1]! << 8)]!;
@@ -99,7 +99,7 @@ export function runEmu(ctx: EngineContext, op: DecodedStruct, buffers: DecodedSt
     const shift = valueOf(op, 'shift') ?? 0;
     const extent = (b: EmuBuffer) => emuOffset(b, Math.max(0, b.width - 1), Math.max(0, b.height - 1), Math.max(0, b.channel - 1)) + (isHalf ? 2 : 1);
     const s = resolve(ctx, src, extent(src), 'src_data');
-    const d = resolve(ctx, dst, extent(dst), 'dst_data');
+    const d = ctx.mem.forWrite(resolve(ctx, dst, extent(dst), 'dst_data'));
     const out = new Float64Array(src.channel * src.height * src.width);
     let saturated = 0;
     for (let c = 0; c < src.channel; c++)

@@ -160,7 +160,7 @@ export function runPdp(ctx: EngineContext, op: DecodedStruct, surface: DecodedSt
     if (!float && o !== v) saturated++;
     raw[i] = o;
   }
-  const dref = featureRef(ctx, dst, precision, 'dst_data');
+  const dref = ctx.mem.forWrite(featureRef(ctx, dst, precision, 'dst_data'));
   checkOverlap(ctx, dref, featureExtent(dst, precision, ctx.hw.atomBytes), reads);
   writeFeature(dref, dst, precision, ctx.hw.atomBytes, raw);
   return { output: { channel: dst.channel, height: dst.height, width: dst.width, precision: precision === 0 ? 'INT8' : precision === 1 ? 'INT16' : 'FP16', where: 'memory', data: raw, saturated } };

@@ -32,7 +32,7 @@ export function runRubik(ctx: EngineContext, op: DecodedStruct, surface: Decoded
     const sref = featureRef(ctx, src, precision, 'src_data');
     const data = readFeature(sref, src, precision, ctx.hw.atomBytes);
     const size = planarExtent(dst, precision);
-    const dref = ctx.mem.resolve(ctx.task, ctx.taskIndex, dst.address, dst.offset, size, ctx.place, 'surface.dst_data.address');
+    const dref = ctx.mem.forWrite(ctx.mem.resolve(ctx.task, ctx.taskIndex, dst.address, dst.offset, size, ctx.place, 'surface.dst_data.address'));
     checkOverlap(ctx, dref, size, [{ ref: sref, size: featureExtent(src, precision, ctx.hw.atomBytes), field: 'src_data' }]);
     writePlanar(dref, dst, precision, data);
     return res(data, dst.channel, dst.height, dst.width);
@@ -43,7 +43,7 @@ export function runRubik(ctx: EngineContext, op: DecodedStruct, surface: Decoded
     const size = planarExtent(src, precision);
     const sref = ctx.mem.resolve(ctx.task, ctx.taskIndex, src.address, src.offset, size, ctx.place, 'surface.src_data.address');
     const data = readPlanar(sref, src, precision);
-    const dref = featureRef(ctx, dst, precision, 'dst_data');
+    const dref = ctx.mem.forWrite(featureRef(ctx, dst, precision, 'dst_data'));
     checkOverlap(ctx, dref, featureExtent(dst, precision, ctx.hw.atomBytes), [{ ref: sref, size, field: 'src_data' }]);
     writeFeature(dref, dst, precision, ctx.hw.atomBytes, data);
     return res(data, dst.channel, dst.height, dst.width);
@@ -71,7 +71,7 @@ export function runRubik(ctx: EngineContext, op: DecodedStruct, surface: Decoded
           for (let x = 0; x < src.width; x++) out[(c * dst.height + y * sy + py) * dst.width + x * sx + px] = input[(ic * src.height + y) * src.width + x]!;
       }
     }
-  const dref = featureRef(ctx, dst, precision, 'dst_data');
+  const dref = ctx.mem.forWrite(featureRef(ctx, dst, precision, 'dst_data'));
   checkOverlap(ctx, dref, featureExtent(dst, precision, ctx.hw.atomBytes), [{ ref: sref, size: featureExtent(src, precision, ctx.hw.atomBytes), field: 'src_data' }]);
   writeFeature(dref, dst, precision, ctx.hw.atomBytes, out);
   return res(out, dst.channel, dst.height, dst.width);

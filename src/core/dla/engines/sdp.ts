@@ -308,7 +308,7 @@ export function runSdp(ctx: EngineContext, op: DecodedStruct, surface: DecodedSt
   if (dst.type === MEM_TYPE.HW) {
     return { output, stream: { channel: C, height: src.height, width: src.width, kind: dstPrec === PRECISION.FP16 ? 'float' : 'int', precision: dstPrec, data: out }, lut: lutStats };
   }
-  const dref = featureRef(ctx, dst, dstPrec, 'dst_data');
+  const dref = ctx.mem.forWrite(featureRef(ctx, dst, dstPrec, 'dst_data'));
   const dsize = featureExtent(dst, dstPrec, ctx.hw.atomBytes);
   checkOverlap(ctx, dref, dsize, regions);
   writeFeature(dref, dst, dstPrec, ctx.hw.atomBytes, out);
