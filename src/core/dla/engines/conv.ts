@@ -123,7 +123,9 @@ export function directWeightBytes(K: number, C: number, R: number, S: number, eb
 /**
  * The convolution itself: `acc[k][oy][ox] = sum w[k][c][r][s] * in[c][oy*sy + r*dy - pt][ox*sx + s*dx - pl]`,
  * out-of-range taps reading `padValue`. Sums in float64 (exact for int8 x int8 products up to
- * 2^53). Weight-stationary loops over a padded copy of the input.
+ * 2^53). Over a padded copy of the input: weight-stationary loops along output rows for spatial
+ * outputs; for outputs of a few pixels (fully connected layers: 1 x 1) each output is one dot
+ * product of the kernel with the taps at precomputed offsets, which keeps that inner loop long.
  */
 export function convolve(input: Float32Array, w: Float32Array, g: ConvGeometry, padValue: number): Float64Array {
   const { inC: C, inH: H, inW: W, K, R, S, outH: OH, outW: OW } = g;
@@ -135,28 +137,41 @@ export function convolve(input: Float32Array, w: Float32Array, g: ConvGeometry, 
     for (let y = 0; y < H; y++) {
       const py = y + g.padTop;
       if (py < 0 || py >= Hp) continue;
-      for (let x = 0; x < W; x++) {
-        const px = x + g.padLeft;
-        if (px >= 0 && px < Wp) padded[(c * Hp + py) * Wp + px] = input[(c * H + y) * W + x]!;
-      }
+      const len = Math.min(W, Wp - g.padLeft);
+      if (len > 0) padded.set(input.subarray((c * H + y) * W, (c * H + y) * W + len), (c * Hp + py) * Wp + g.padLeft);
     }
   const acc = new Float64Array(K * OH * OW);
-  const sx = g.strideX;
-  for (let k = 0; k < K; k++) {
-    const outBase = k * OH * OW;
-    for (let c = 0; c < C; c++)
-      for (let r = 0; r < R; r++)
-        for (let s = 0; s < S; s++) {
-          const wv = w[((k * C + c) * R + r) * S + s]!;
-          if (wv === 0) continue;
-          for (let oy = 0; oy < OH; oy++) {
-            const inRow = (c * Hp + oy * g.strideY + r * g.dilationY) * Wp + s * g.dilationX;
-            const o = outBase + oy * OW;
-            if (sx === 1) for (let ox = 0; ox < OW; ox++) acc[o + ox] += wv * padded[inRow + ox]!;
-            else for (let ox = 0, ix = inRow; ox < OW; ox++, ix += sx) acc[o + ox] += wv * padded[ix]!;
+  if (OH * OW > 4) {
+    const sx = g.strideX;
+    for (let k = 0; k < K; k++) {
+      const outBase = k * OH * OW;
+      for (let c = 0; c < C; c++)
+        for (let r = 0; r < R; r++)
+          for (let s = 0; s < S; s++) {
+            const wv = w[((k * C + c) * R + r) * S + s]!;
+            if (wv === 0) continue;
+            for (let oy = 0; oy < OH; oy++) {
+              const inRow = (c * Hp + oy * g.strideY + r * g.dilationY) * Wp + s * g.dilationX;
+              const o = outBase + oy * OW;
+              if (sx === 1) for (let ox = 0; ox < OW; ox++) acc[o + ox] += wv * padded[inRow + ox]!;
+              else for (let ox = 0, ix = inRow; ox < OW; ox++, ix += sx) acc[o + ox] += wv * padded[ix]!;
+            }
           }
-        }
+    }
+    return acc;
   }
+  const T = C * R * S;
+  const taps = new Int32Array(T);
+  for (let c = 0, t = 0; c < C; c++) for (let r = 0; r < R; r++) for (let s = 0; s < S; s++, t++) taps[t] = (c * Hp + r * g.dilationY) * Wp + s * g.dilationX;
+  for (let oy = 0; oy < OH; oy++)
+    for (let ox = 0; ox < OW; ox++) {
+      const base = oy * g.strideY * Wp + ox * g.strideX;
+      for (let k = 0, wk = 0; k < K; k++, wk += T) {
+        let sum = 0;
+        for (let t = 0; t < T; t++) sum += w[wk + t]! * padded[base + taps[t]!]!;
+        acc[(k * OH + oy) * OW + ox] = sum;
+      }
+    }
   return acc;
 }
 
