@@ -3,7 +3,7 @@
  * - open a 125 MB loadable to its task list (read + decode every task's descriptors + inspect
  *   JSON), and to the document the worker keeps (plus the op-slot graph and the memory map);
  * - diff-loadable of two 50 MB loadables, in-process (read both files + compare) and as a
- *   whole process: the installed command (bin/npu-studio.mjs running the esbuild bundle in
+ *   whole process: the installed command (bin/npu-studio.cjs running the esbuild bundle in
  *   dist-cli/ that `npm ci` builds), node's own start-up beside it.
  * The big loadables are made (not timed) from the LeNet fp16 golden by repeating the bytes of
  * each weight blob (`tb-*`) and laying the pool contents out again, 4 KiB aligned.
@@ -85,7 +85,7 @@ try {
     const d = diffLoadables(read(bx, 'a'), read(by, 'b'));
     return { files: t1 - t0, ms: performance.now() - t1, equivalent: d.equivalent };
   };
-  const bin = join(root, 'bin', 'npu-studio.mjs');
+  const bin = join(root, 'bin', 'npu-studio.cjs');
   // the first run rebuilds the bundle when the sources are newer (it says so on stderr): not timed
   spawnSync(process.execPath, [bin, '--help'], { cwd: root });
   const whole = (x: string, y: string) => {

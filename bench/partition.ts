@@ -110,14 +110,14 @@ for (const n of [1_000, 10_000]) {
     `| ${source.length.toLocaleString('en-US')} B | ${parts.toLocaleString('en-US')} | ${written.toLocaleString('en-US')} B (${(written / source.length).toFixed(2)} x) | ${Math.round(bound).toLocaleString('en-US')} B | ${first.wall.toFixed(0)} / ${first.cpu.toFixed(0)} ms | ${warm.wall.toFixed(0)} / ${warm.cpu.toFixed(0)} ms |`,
   );
 
-  // the whole CLI process (as started today: bin/npu-studio.mjs through tsx)
+  // the whole CLI process: bin/npu-studio.cjs running its bundle in dist-cli/
   const dir = mkdtempSync(join(tmpdir(), 'partition-bench-'));
   try {
     writeFileSync(join(dir, 'chain.circle'), source);
     writeFileSync(join(dir, 'chain.part'), partText);
     const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
     const run = (args: string[]) => {
-      const cmd = [process.execPath, 'bin/npu-studio.mjs', ...args];
+      const cmd = [process.execPath, 'bin/npu-studio.cjs', ...args];
       const t = performance.now();
       const r = timeBin ? spawnSync(timeBin, ['-f', 'TIME %e %M %U %S', ...cmd], { encoding: 'utf8' }) : spawnSync(cmd[0]!, cmd.slice(1), { encoding: 'utf8' });
       const wall = performance.now() - t;
@@ -135,7 +135,7 @@ for (const n of [1_000, 10_000]) {
     const out = readdirSync(dir).filter((f) => /\.\d{5}_|\.conn\./.test(f));
     const bytes = out.reduce((a, f) => a + statSync(join(dir, f)).size, 0);
     const med = runs.slice().sort((a, b) => a.wall - b.wall)[1]!;
-    lines.push('', '| CLI process (tsx) | wall, median of 3 | peak RSS | files | bytes on disk | CLI start-up alone (`partition --version`) |', '|---|---:|---:|---:|---:|---:|');
+    lines.push('', '| CLI process | wall, median of 3 | peak RSS | files | bytes on disk | CLI start-up alone (`partition --version`) |', '|---|---:|---:|---:|---:|---:|');
     lines.push(
       `| \`npu-studio partition\` | ${(med.wall / 1000).toFixed(2)} s${cpuText(med)} | ${Number.isNaN(med.rssMB) ? 'n/a' : `${Math.max(...runs.map((r) => r.rssMB)).toFixed(0)} MB`} | ${out.length.toLocaleString('en-US')} | ${bytes.toLocaleString('en-US')} B | ${(startup.wall / 1000).toFixed(2)} s${cpuText(startup)}, ${Number.isNaN(startup.rssMB) ? 'n/a' : `${startup.rssMB.toFixed(0)} MB`} |`,
     );

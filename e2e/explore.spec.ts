@@ -139,6 +139,6 @@ test.describe('explore a circle model', () => {
     // a systrace sample opens the Profile view
     await page.getByRole('button', { name: /Samples/ }).click();
     await page.getByRole('menuitem', { name: /^omr1\.trace\.txt/ }).click();
-    await expect(page.getByRole('status')).toContainText('12200 marks');
+    await expect(page.getByRole('status')).toContainText('12,200 marks');
   });
 });

@@ -146,6 +146,7 @@ test.describe('partition editor', () => {
   });
 
   test('New partition, the text survives a reload and a worker restart', async ({ page }) => {
+    test.setTimeout(120_000); // Monaco twice, a worker restart and a reload on a shared 2-core machine
     const { bytes } = chefModel('Part_Add_Sub_000');
     await page.goto('/?sample=none');
     await dropFiles(page, [{ name: 'Part_Add_Sub_000.circle', bytes }]);
@@ -172,9 +173,17 @@ test.describe('partition editor', () => {
     await expect(dock.getByRole('table', { name: 'Partitions' })).toContainText('Part_Add_Sub_000.00002_npu.circle');
     await page.waitForTimeout(400); // the draft is saved 250 ms after the last edit
 
+    // a reload reopens the model (kept in IndexedDB); New partition starts fresh and offers the draft
     await page.reload();
-    await dropFiles(page, [{ name: 'Part_Add_Sub_000.circle', bytes }]);
+    await expect(page.getByRole('tab', { name: 'Part_Add_Sub_000.circle' })).toBeVisible();
     await page.getByRole('button', { name: 'New partition' }).click();
+    await expect(page.locator('.part-editor .view-lines')).not.toContainText('SUB=npu');
+    await expect(page.getByRole('note')).toContainText('An edited version of Part_Add_Sub_000.part for this model');
+    await page.getByRole('note').getByRole('button', { name: 'Restore it' }).click();
     await expect(page.locator('.part-editor .view-lines')).toContainText('SUB=npu');
+    // the draft belongs to the model's bytes: the same file under another name finds it too
+    await dropFiles(page, [{ name: 'renamed.circle', bytes }]);
+    await page.getByRole('button', { name: 'New partition' }).click();
+    await expect(page.getByRole('note')).toContainText('An edited version of Part_Add_Sub_000.part');
   });
 });

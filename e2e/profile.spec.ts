@@ -34,7 +34,7 @@ test.describe('profile view of a systrace capture', () => {
     await expect(alert.getByRole('button', { name: 'See Diagnostics' })).toBeVisible();
 
     const status = page.getByRole('status');
-    await expect(status).toContainText('12200 marks · 5 runs');
+    await expect(status).toContainText('12,200 marks · 5 runs');
     await expect(status).toContainText(TRACE);
 
     // run selector: five complete runs

@@ -35,7 +35,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await input.fill('fuse_instance_norm');
     await expect(palette.getByRole('option').first()).toHaveAttribute('data-command', 'optimize.fuse_instance_norm');
     await input.press('Enter');
-    await expect(status).toContainText('optimized: 1 nodes · 2 edges');
+    await expect(status).toContainText('optimized: 1 node · 2 edges');
     await page.keyboard.press('Control+Shift+P');
     await input.fill('single graph');
     await input.press('Enter');
@@ -113,7 +113,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     // the partition dock's border
     await page.getByRole('button', { name: 'New partition' }).click();
     const dock = page.getByRole('region', { name: 'Partition editor' });
-    await expect(dock).toBeVisible();
+    await expect(dock).toBeVisible({ timeout: 30_000 }); // Monaco's first load on a shared machine
     const dsplit = page.getByRole('separator', { name: 'Resize the partition editor' });
     const h0 = Math.round((await dock.boundingBox())!.height);
     await dsplit.focus();
@@ -175,7 +175,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
     await page.getByRole('button', { name: 'New partition' }).click();
     const dock = page.getByRole('region', { name: 'Partition editor' });
-    await expect(dock.getByTestId('part-status')).toContainText('1 part');
+    await expect(dock.getByTestId('part-status')).toContainText('1 part', { timeout: 30_000 }); // Monaco's first load
     const host = page.getByTestId('graph-canvas');
     await page.keyboard.press('Control+Shift+P');
     await page.getByRole('combobox', { name: 'Command' }).fill('beside the graph');
@@ -214,7 +214,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
 
   test('PNG export: the whole graph says when it had to be scaled down; the visible area at 2x', async ({ page }) => {
     await page.goto('/?sample=resnet_like_1000.circle');
-    await expect(page.getByRole('status')).toContainText('1000 nodes');
+    await expect(page.getByRole('status')).toContainText('1,000 nodes');
     await expect(page.getByRole('button', { name: 'CONV_2D block0/conv' })).toBeVisible(); // drawn, not only read
     // a 1,000-operator chain is about 80,000 px tall: the whole-graph PNG is capped at 16,384 px
     const whole = await pngOf(page, () => page.keyboard.press('Control+Shift+E'));
@@ -235,7 +235,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
     expect(Math.abs(visible.height - host.height * 2)).toBeLessThanOrEqual(2);
     // a small graph fits at 2x: no note
     await page.goto('/?sample=Net_InstanceNorm_003.circle');
-    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible({ timeout: 30_000 }); // after the kept 1,000-operator tab reopens
     const small = await pngOf(page, () => page.getByRole('button', { name: 'PNG' }).click());
     expect(small.name).toBe('Net_InstanceNorm_003.png');
     await expect(page.getByRole('alert').filter({ hasText: 'the whole graph is' })).toHaveCount(0);

@@ -114,6 +114,8 @@ if (existsSync(caffe)) {
   const det1 = [caffeFile('mtcnn/det1.prototxt'), caffeFile('mtcnn/det1.caffemodel')];
   index.push({ group: 'caffe', file: det1[0], files: det1, title: 'MTCNN det1 (PReLU) with weights' });
   index.push({ group: 'caffe', file: lenet[2], title: 'LeNet train_test (TRAIN / TEST phases)' });
+}
+
 // NVDLA loadables: goldens of the upstream compiler (LeNet int8 with and without a calibration
 // table, to compare; LeNet fp16; LeNet batch 64, 704 op slots), KMD regression flatbufs (firmware
 // 0.10 / 0.11: a CDP with its LUT, the old LeNet with EMU POWER and SOFTMAX), and LeNet int8 with

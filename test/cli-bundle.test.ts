@@ -1,6 +1,7 @@
 /**
- * The installed command as a process: bin/npu-studio.mjs runs the esbuild bundle in dist-cli/ and
- * rebuilds it first when it is missing or older than the sources of the command being run. The
+ * The installed command as a process: bin/npu-studio.cjs runs the esbuild bundle in dist-cli/ (one
+ * CommonJS file per command) and rebuilds it first when it is missing or older than the sources
+ * of the command being run. The
  * test works on a copy of the project's sources in a temporary folder (node_modules linked), so
  * it never touches the worktree's own dist-cli/.
  */
@@ -9,12 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildCli, bundleStaleness, ENTRY, OUT_DIR, ROOT } from '../scripts/build-cli.mjs';
+import { buildCli, bundleStaleness, OUT_DIR, ROOT } from '../scripts/build-cli.mjs';
 
 let root = '';
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'npu-studio.mjs'), ...args], { encoding: 'utf8', cwd: ROOT });
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'npu-studio.cjs'), ...args], { encoding: 'utf8', cwd: ROOT });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -35,7 +36,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('bundleStaleness', () => {
   it('is null right after a build, for every command and for none', () => {
-    expect(existsSync(join(root, OUT_DIR, ENTRY))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(root, OUT_DIR, 'manifest.json'), 'utf8')) as { bundles: Record<string, { file: string }> };
+    // one bundle per command of main.ts, and the bare one for --help
+    expect(Object.keys(manifest.bundles).sort()).toEqual(['', 'calibrate', 'chef', 'compile', 'diff-loadable', 'inspect', 'optimize', 'partition', 'run', 'run-loadable', 'systrace']);
+    expect(Object.values(manifest.bundles).filter((b) => !existsSync(join(root, OUT_DIR, b.file)))).toEqual([]);
     const stale = ['inspect', 'chef', 'partition', 'optimize', 'systrace', 'no-such-command', undefined].map((c) => [c, bundleStaleness(root, c)]);
     expect(stale.filter(([, why]) => why !== null)).toEqual([]);
   });
@@ -72,7 +76,7 @@ describe('bundleStaleness', () => {
   });
 });
 
-describe('bin/npu-studio.mjs as a process', () => {
+describe('bin/npu-studio.cjs as a process', () => {
   it('rebuilds a stale bundle once, saying so on stderr, and then runs the new code', () => {
     const main = join(root, 'src/cli/main.ts');
     writeFileSync(main, readFileSync(main, 'utf8').replace("'usage: npu-studio <command> [options]'", "'usage: npu-studio <command> [options] (edited)'"));
@@ -92,6 +96,26 @@ describe('bin/npu-studio.mjs as a process', () => {
     expect(r.err.split('\n')[0]).toBe(`npu-studio: building the command line into ${OUT_DIR}/ first (it has not been built yet) ...`);
     expect(r.out).toBe(readFileSync(join(ROOT, 'test/fixtures/systrace/upstream/expected/omr1.txt'), 'utf8'));
   }, 60_000);
+
+  it("starts the kernels' compute threads from beside the bundles (run --threads 2)", () => {
+    const lenet = 'test/fixtures/caffe/lenet';
+    const out = join(root, 'out.npz');
+    const r = cli('run', `${lenet}/lenet.prototxt`, '--caffemodel', `${lenet}/lenet_iter_10000.caffemodel`, '--out', out, '--threads', '2', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ kernels: 'wasm-simd x2', outputs: [{ name: 'prob', shape: [64, 10] }] });
+    // the bundle asks for ./compute-thread.mjs beside itself: that file runs core's job loop
+    const manifest = JSON.parse(readFileSync(join(root, OUT_DIR, 'manifest.json'), 'utf8')) as { bundles: Record<string, { file: string }> };
+    expect(readFileSync(join(root, OUT_DIR, manifest.bundles.run!.file), 'utf8')).toContain('new URL("./compute-thread.mjs", __npuStudioBundleUrl)');
+    const thread = spawnSync(process.execPath, ['-e', `new (require('node:worker_threads').Worker)(${JSON.stringify(join(root, OUT_DIR, 'compute-thread.mjs'))}, { workerData: null }).on('error', (e) => { console.log(e.message); process.exit(0); })`], { encoding: 'utf8' });
+    // (null is not a job board: the job loop, reached, fails on it)
+    expect(thread.stdout).toMatch(/null/);
+  }, 60_000);
+
+  it("runs every bundle in strict mode (the banner keeps 'use strict' first)", () => {
+    const manifest = JSON.parse(readFileSync(join(root, OUT_DIR, 'manifest.json'), 'utf8')) as { bundles: Record<string, { file: string }> };
+    const sloppy = Object.values(manifest.bundles).filter((b) => !readFileSync(join(root, OUT_DIR, b.file), 'utf8').startsWith("'use strict';\n"));
+    expect(sloppy).toEqual([]);
+  });
 
   it('keeps the exit codes: 0 success, 1 bad input, 2 usage, with the message on stderr', () => {
     expect(cli('systrace', 'test/fixtures/systrace/upstream/inputs/omr1.trace.txt', '--json').code).toBe(0);

@@ -38,7 +38,14 @@ describe('npu-studio compile', () => {
     expect(await compileCommand.run([...lenetArgs, '--stages', stages, '--out', out], io)).toBe(0);
     // the defaults are nvdla_compiler's real ones: int8, fast-math, nv_full
     expect(Buffer.compare(readFileSync(out), readFileSync(join(FIX, 'golden/lenet-b1-nv_full-int8-fast-math.nvdla')))).toBe(0);
-    expect(io.stdout).toContain(`wrote ${out} (446352 bytes)`);
+    expect(io.stdout).toContain(`wrote ${out} (446352 bytes) and ${join(dir, 'lenet.origins.json')}`);
+    // the origins sidecar: each task's op slots with the Caffe layers they came from
+    const origins = JSON.parse(readFileSync(join(dir, 'lenet.origins.json'), 'utf8'));
+    expect(origins).toMatchObject({ loadable: 'lenet.nvdla', profile: 'fast-math', target: 'nv_full', precision: 'INT8', batch: 1 });
+    expect(origins.tasks[0].ops.map((o: { slot: number; name: string; layers: string[] }) => `${o.slot} ${o.name} ${o.layers.join('+')}`)).toEqual([
+      '0 dc-conv-0 conv1', '1 bias-0 conv1', '2 pdp-0 pool1', '3 dc-conv-1 conv2', '4 bias-1 conv2', '5 pdp-1 pool2', '6 fc-0 ip1', '7 bias-2 ip1+relu1', '8 fc-1 ip2', '9 bias-3 ip2',
+    ]);
+    expect(origins.tasks[1]).toMatchObject({ id: 1, interface: 'EMU1', ops: [{ slot: 0, name: 'cpu-sm-0', layers: ['prob'] }] });
     expect(io.stdout).toContain('task 0: DLA1 10 op slots, task 1: EMU1 1 op slots; 17 memory entries, 16 blobs');
     expect(io.stdout).toContain('network.json, canonical.json, engine.json, loadable.json, tasks.json and 15 pass graphs in passes/');
     const memory = JSON.parse(readFileSync(join(stages, 'passes/15-resolveMemory.json'), 'utf8'));
@@ -64,7 +71,8 @@ describe('npu-studio compile', () => {
     const io = capture();
     expect(await compileCommand.run([...lenetArgs, '--cprecision', 'fp16', '--configtarget', 'opendla-large', '--profile', 'basic', '-o', dir], io)).toBe(0);
     expect(io.stdout).toContain('basic opendla-large FP16');
-    expect(io.stdout).toContain(`wrote ${join(dir, 'basic.nvdla')}`);
+    expect(io.stdout).toContain(`wrote ${join(dir, 'basic.nvdla')} (`);
+    expect(JSON.parse(readFileSync(join(dir, 'basic.origins.json'), 'utf8')).loadable).toBe('basic.nvdla');
     expect(io.stderr).toContain('Invalid target config');
   });
 

@@ -20,6 +20,7 @@ import { readDeploy, readWeights } from '../core/nvdla/network/caffe-files';
 import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 import { DEFAULT_OPTIONS, atoi, type NvdlaCompileOptions } from '../core/nvdla/options';
 import { stageJson } from '../core/nvdla/stage-json';
+import { originsSidecarOf, originsSidecarText } from '../core/nvdla/service';
 import type { Command } from './command';
 import { EXIT_BAD_INPUT, EXIT_OK, UsageError } from './io';
 
@@ -33,6 +34,7 @@ const USAGE = `npu-studio compile --prototxt P --caffemodel M [options] [-o DIR]
   --informat <ncxhwx|nchw|nhwc>                     (default nhwc)
   -o DIR                                            write DIR/<profile>.nvdla (default ./<profile>.nvdla)
   --out FILE                                        write the loadable to FILE
+                                                    (and beside it <name>.origins.json: op slots -> Caffe layers)
   --stages DIR                                      write every stage as JSON (network, canonical, engine,
                                                     passes/NN-<pass>.json, loadable, tasks)`;
 
@@ -111,11 +113,15 @@ export const compileCommand: Command = {
     const profile = result.resolved!.profile;
     const file = v.out ?? join(v.o ?? '.', `${profile.name}.nvdla`);
     writeFileSync(file, result.bytes!);
+    // beside it, which Caffe layers each task's op slots came from (the studio's download writes the same)
+    const sidecar = { ...originsSidecarOf(result)!, loadable: basename(file) };
+    const originsFile = file.replace(/\.nvdla$/i, '') + '.origins.json';
+    writeFileSync(originsFile, originsSidecarText(sidecar));
     const l = result.loadable!;
     io.out(
       `${profile.name} ${result.resolved!.target.name} ${profile.computePrecision}: ${result.network!.layers.length} layers -> ${result.canonical!.nodes.length} canonical nodes -> ${g.nodes.length} engine nodes after ${result.passes.length} passes (batch ${g.batchSize})\n` +
         `${l.tasks.map((t, i) => `task ${t.id}: ${result.tasks![i]!.interface} ${result.tasks![i]!.ops.length} op slots`).join(', ')}; ${l.memory.length} memory entries, ${l.blobs.length} blobs\n` +
-        `wrote ${file} (${result.bytes!.length} bytes)\n`,
+        `wrote ${file} (${result.bytes!.length} bytes) and ${originsFile}\n`,
     );
     return EXIT_OK;
   },

@@ -104,10 +104,12 @@ export const partitionCommand: Command = {
     const output = writePartition(prepared, plan, { origins: values['no-origins'] !== true, sourceBytes: new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength) });
     for (const f of output.files) writeFileSync(join(work, f.name), f.bytes);
     for (const w of plan.warnings) io.err(`npu-studio partition: warning: ${w}\n`);
+    // one write for all the lines (thousands of parts made thousands of writes)
+    let listing = '';
     for (const p of plan.parts) {
-      io.out(`${p.fileName}: ${p.backend}, ${p.operators.length} operator(s), inputs [${p.inputs.join(', ')}], outputs [${p.outputs.join(', ')}]\n`);
+      listing += `${p.fileName}: ${p.backend}, ${p.operators.length} operator(s), inputs [${p.inputs.join(', ')}], outputs [${p.outputs.join(', ')}]\n`;
     }
-    io.out(`${plan.parts.length} part(s) written to ${work}\n`);
+    io.out(`${listing}${plan.parts.length} part(s) written to ${work}\n`);
 
     if (values.check !== true) return EXIT_OK;
     const parts: CheckPart[] = plan.parts.map((p) => {

@@ -136,12 +136,14 @@ export const runLoadableCommand: Command = {
       values = feedInputs(caffe, { inputs: {}, seed })[netInput!.name]!;
     } else values = new Float32Array(0); // seeded random values below
     const request: ExecuteInputValue = values.length ? { kind: 'array', values, channels: values.length / (n * h * w) } : { kind: 'random', seed, channels };
-    const kernels = createNodeKernels();
+    // the WebAssembly kernels (threads started once) pay off for fp16 convolutions of real size, not for a LeNet
+    const bytes = loadable.memory_list.reduce((a, m) => a + m.size, 0);
+    const kernels = bytes > 16 * 2 ** 20 ? createNodeKernels() : undefined;
     let outcome;
     try {
-      outcome = await service.run({ inputs: { [input.name]: request }, scales, ...(hardware ? { hardware } : {}) }, { kernels, now: () => performance.now() });
+      outcome = await service.run({ inputs: { [input.name]: request }, scales, ...(hardware ? { hardware } : {}) }, { now: () => performance.now(), ...(kernels ? { kernels } : {}) });
     } finally {
-      kernels.dispose();
+      kernels?.dispose();
     }
     for (const wn of outcome.warnings) io.err(`npu-studio run-loadable: ${file}: warning: ${wn.text}\n`);
 

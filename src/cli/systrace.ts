@@ -8,10 +8,10 @@
  * (upstream prints an empty table for any file), and bytes that are not UTF-8 are read as U+FFFD
  * (upstream stops with a UnicodeDecodeError).
  */
-import { readFile } from 'node:fs/promises';
 import { describeError } from '../core/errors';
 import { analyse, formatJson, formatStderr, formatText, read } from '../core/systrace';
 import type { Command } from './command';
+import { readCaptureText } from './systrace-file';
 import { type CliIO, EXIT_BAD_INPUT, EXIT_OK, parseOptions, UsageError } from './io';
 
 const USAGE = 'npu-studio systrace TRACE [--total-times] [--per-execution] [--json] [--print-detail]';
@@ -30,20 +30,26 @@ export const systraceCommand: Command = {
       throw new UsageError(positionals.length === 0 ? 'the TRACE file is missing' : 'only one TRACE file is accepted');
     }
     const file = positionals[0]!;
-    const bytes = await readFile(file);
-    const text = new TextDecoder('utf-8').decode(bytes);
-    const trace = read(text, file);
-    if (trace.header === null) {
-      const d = trace.diagnostics.find((x) => x.severity === 'error')!;
-      io.err(`npu-studio systrace: ${describeError({ kind: 'syntax', file, line: d.line, message: d.message })}\n`);
-      return EXIT_BAD_INPUT;
-    }
     const opts = {
       totalTimes: values['total-times'] === true,
       perExecution: values['per-execution'] === true,
       printDetail: values['print-detail'] === true,
     };
-    const analysis = analyse(trace, { detail: opts.printDetail, timeline: false });
+    const readAndAnalyse = (countLines: boolean) => {
+      const { text, start } = readCaptureText(file, countLines);
+      // only the marks the output depends on (in omr1, 125 of 12,200 mark lines)
+      const trace = read(text, file, { start, marks: 'nnapi' });
+      return { trace, analysis: trace.header === null ? null : analyse(trace, { detail: opts.printDetail, timeline: false, tables: false }) };
+    };
+    let { trace, analysis } = readAndAnalyse(false);
+    // line numbers are printed only where upstream stops (fatal); only then are the lines before
+    // the header counted
+    if (analysis?.fatal) ({ trace, analysis } = readAndAnalyse(true));
+    if (trace.header === null || !analysis) {
+      const d = trace.diagnostics.find((x) => x.severity === 'error')!;
+      io.err(`npu-studio systrace: ${describeError({ kind: 'syntax', file, line: d.line, message: d.message })}\n`);
+      return EXIT_BAD_INPUT;
+    }
     io.out(values.json === true ? formatJson(analysis, opts) : formatText(analysis, opts));
     io.err(formatStderr(analysis));
     if (analysis.fatal) {

@@ -27,6 +27,7 @@ import type { CaffeKernels } from './caffe/forward/heavy';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
+import type { CompileRequest, CompileSummary } from './nvdla/compile-summary';
 import type { ExecuteService } from './dla/service';
 import type { LoadableComparison, LoadableRunHooks, LoadableRunOutcome, LoadableRunPlan, LoadableRunRequest, PlaneSlice } from './dla/run-types';
 
@@ -52,6 +53,8 @@ export interface GraphService {
   graph(graphId: string): Graph;
   nodeDetails(graphId: string, nodeIndex: number): NodeDetails;
   tensorDetails(graphId: string, tensor: number): TensorDetails;
+  /** a constant tensor's values as a NumPy `.npy` file (null: no values to export); formats without it offer no export */
+  tensorNpy?(graphId: string, tensor: number): { name: string; bytes: Uint8Array } | null;
 }
 
 /** `partition`: circle-partitioner `.part` files apply to it (subgraph 0). */
@@ -135,6 +138,25 @@ export interface LoadableService {
   compare(other: LoadableService): LoadableDiff;
 }
 
+/** What the worker keeps of a compile: the summary, the loadable bytes, and the stage graphs to draw. */
+export interface CompiledNet {
+  summary: CompileSummary;
+  bytes: Uint8Array | null;
+  /** graphs `canonical`, `engine` and `pass:N` (the engine graph after pass N) */
+  graph: GraphService;
+}
+
+/**
+ * `compile`: the NVDLA compiler over the document (a Caffe net with its weights): every stage as
+ * graphs, the pass timeline, the memory plan, the loadable bytes and its origins sidecar.
+ */
+export interface CompileService {
+  /** JSON files of the file set that may be calibration tables */
+  calibrationFiles(): string[];
+  /** compiles with nvdla_compiler's options; `caffeGraphId`: the document's graph the origins are matched to */
+  compile(request: CompileRequest, caffeGraphId: string, now?: () => number): Promise<CompiledNet>;
+}
+
 /** Capability name -> its service. The keys are the capabilities. */
 export interface DocumentServices {
   graph: GraphService;
@@ -145,6 +167,7 @@ export interface DocumentServices {
   inspect: InspectService;
   run: RunService;
   loadable: LoadableService;
+  compile: CompileService;
   /** run an NVDLA loadable on the DLA model (`dla/service.ts`): plan, run with progress and cancel, planes of the last run, per-layer comparison */
   execute: ExecuteService;
   runLoadable: LoadableRunService;
@@ -153,7 +176,7 @@ export interface DocumentServices {
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'execute', 'runLoadable'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'compile', 'execute', 'runLoadable'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document

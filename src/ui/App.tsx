@@ -7,7 +7,7 @@ import { DropOverlay } from './shell/DropOverlay';
 import { GraphPane, type GraphPaneHandle } from './shell/GraphPane';
 import { SidePanel } from './panels/SidePanel';
 import { ProfilePane } from './shell/ProfilePane';
-import { openFiles, toggleDirection, loadSample } from './actions';
+import { openFiles, toggleDirection, loadSample, reopenKept } from './actions';
 import { exportCurrent } from './shell/exporting';
 import { useResolvedTheme } from './shell/theme';
 import { ComparePane } from './origins/ComparePane';
@@ -18,6 +18,9 @@ import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
 import { useCaffeErrorFills } from './run-loadable/caffe-fills';
+import { CompileView } from './compile/CompileView';
+import { toggleCompile, useCompile } from './compile/state';
+import { starterSamples, useSamples } from './shell/samples';
 
 bindLayoutToHash();
 
@@ -41,19 +44,28 @@ export function App() {
   // a Caffe net compared with a loadable: its layers coloured by the error of the op slots computing them
   const active = useStudio(activeDoc);
   const errorFills = useCaffeErrorFills(active ?? null, theme);
+  // a Caffe tab's compile view (Compile, Ctrl+Shift+B) takes the graph pane's place
+  const compiling = useCompile((s) => !!(activeId && s.tabs[activeId]?.open)) && view === 'graph';
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
-  // Open the bundled sample named in ?sample=... (npm start opens one), unless told otherwise.
+  // Reopen what was open before the reload; else the bundled sample named in ?sample=... (npm start opens one), unless told otherwise.
   useEffect(() => {
     const params = new URLSearchParams(location.search);
     // `npm start` names a default sample; `?sample=none` opens nothing.
     const sample = params.get('sample') ?? __DEFAULT_SAMPLE__;
-    if (sampleOpened || !sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+    if (sampleOpened) return;
     sampleOpened = true; // StrictMode runs effects twice in development
-    void loadSample('samples/', [sample]);
+    void (async () => {
+      // what the last page had open comes back first; then a sample the URL names, unless it is
+      // open already (a reload); the default sample only opens into an empty studio
+      const restored = await reopenKept();
+      if (!sample || sample === 'none' || !/^[\w.-]+$/.test(sample)) return;
+      if (restored && (!params.has('sample') || useStudio.getState().docs.some((d) => d.title === sample))) return;
+      await loadSample('samples/', [sample]);
+    })();
   }, []);
 
   useEffect(() => {
@@ -71,6 +83,10 @@ export function App() {
       } else if (mod && key === 'f') {
         e.preventDefault();
         openFind();
+      } else if (mod && e.shiftKey && key === 'b') {
+        e.preventDefault();
+        const d = activeDoc();
+        if (d && can(d.summary, 'compile')) toggleCompile(d.id);
       } else if (mod && !e.shiftKey && key === 'b') {
         e.preventDefault();
         toggleSidePanel();
@@ -87,12 +103,23 @@ export function App() {
       } else if (mod && e.altKey && key === 'e') {
         e.preventDefault();
         void exportCurrent(pane.current, 'svg');
-      } else if (key === 'escape' && useStudio.getState().find.open) {
-        useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
       }
     };
+    // Escape with Find open closes Find and nothing else (the graph would otherwise take it as
+    // "deselect"): handled in the capture phase, before any view sees the key
+    const onEscape = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || !useStudio.getState().find.open || useStudio.getState().overlay) return;
+      if (document.querySelector('.body-chooser')?.contains(e.target as Node)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
+    };
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    window.addEventListener('keydown', onEscape, true);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('keydown', onEscape, true);
+    };
   }, []);
 
   useEffect(() => {
@@ -122,8 +149,13 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            {comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} {...(errorFills ? { nodeFill: errorFills } : {})} />}
+            {compiling ? <CompileView theme={theme} /> : comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} {...(errorFills ? { nodeFill: errorFills } : {})} />}
             <SidePanel />
+            {panelAt === 'hidden' && (
+              <button type="button" className="panel-reveal" onClick={() => toggleSidePanel()} aria-label="Show the side panel" title="Show the side panel: node, model and origins details (Ctrl+B)">
+                ⟨
+              </button>
+            )}
           </>
         ) : (
           <Welcome />
@@ -154,13 +186,37 @@ function openPicker() {
   document.querySelector<HTMLInputElement>('[data-testid="file-input"]')?.click();
 }
 
+/** The empty studio: what it opens, one sample of each, and where the files stay. */
 function Welcome() {
   const opening = useStudio((s) => s.opening);
+  const samples = useSamples();
+  const starters = starterSamples(samples);
   return (
     <section className="welcome" aria-label="Welcome">
       <h1>NPU Studio</h1>
-      <p>Drop a <code>.circle</code> model, a Caffe <code>.prototxt</code> with its <code>.caffemodel</code>, an NVDLA <code>.nvdla</code> loadable or a systrace capture anywhere on this page, press <b>Open</b>, or pick one of the <b>Samples</b>.</p>
-      <p className="muted">Everything runs in this tab: nothing is uploaded.</p>
+      <p>
+        Drop files anywhere on this page, press <b>Open</b>, or try a sample below.
+      </p>
+      <table className="opens" aria-label="What NPU Studio opens">
+        <tbody>
+          {starters.map(({ kind, sample }) => (
+            <tr key={kind.group}>
+              <th scope="row">{kind.what}</th>
+              <td className="muted">{kind.files}</td>
+              <td>
+                {sample ? (
+                  <button type="button" title={(sample.files ?? [sample.file]).join(' + ')} onClick={() => void loadSample('samples/', sample.files ?? [sample.file])}>
+                    Open {sample.title}
+                  </button>
+                ) : (
+                  <span className="muted">no sample bundled</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">Everything runs in this tab: nothing is uploaded. Open files are kept in this browser so that a reload reopens them (the status bar shows how much, and forgets it).</p>
       {opening && <p aria-live="polite">Opening…</p>}
     </section>
   );

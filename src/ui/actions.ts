@@ -4,16 +4,17 @@
  */
 import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
-import { activeDoc, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
+import { activeDoc, docLabel, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { DocumentSummary, InputFile, OpenOptions } from '../worker/api';
 import { unpackGraph } from '../core/graph/pack';
 import { registerPreparedScene } from './graph/prepared';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
-import { can, mainView } from './capabilities';
+import { can, mainView, showsGraph } from './capabilities';
 import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
-import { groupFiles } from './file-sets';
+import { distinctLabel, groupFiles, isPartName } from './file-sets';
 import { useLayout } from './shell/layout';
+import { keepSession, keptTabs } from './shell/session';
 
 let modelClient: ModelWorkerClient | null = null;
 let layoutClient: LayoutWorkerClient | null = null;
@@ -25,7 +26,7 @@ export function workers() {
     // a handle for the end-to-end tests and for people debugging a session from the console
     (window as unknown as { __npuStudio: object }).__npuStudio = { crashModelWorker: () => modelClient!.simulateCrash() };
     modelClient.onEvent((e) => {
-      pushAlert({ severity: 'warning', message: e.message });
+      pushAlert({ severity: 'warning', message: e.message, docId: null });
       useStudio.setState({ workerNote: 'worker restarted' });
       reopening = reopenAll().finally(() => {
         reopening = null;
@@ -57,14 +58,50 @@ export async function openFiles(fileList: File[] | InputFile[]) {
   if (inputs.length === 0) return;
   const { sets, runInputs: given } = groupFiles(inputs);
   let opened: string | null = null;
-  for (const set of sets) opened = (await openFileSet(set)) ?? opened;
+  for (const set of sets) {
+    // a .part dropped without its model partitions a model already open
+    if (set.every((f) => isPartName(f.name))) await applyPartFiles(set);
+    else opened = (await openFileSet(set)) ?? opened;
+  }
   if (!given.length) return;
   const target = [opened, useStudio.getState().activeId].map((id) => useStudio.getState().docs.find((d) => d.id === id)).find((d) => d && can(d.summary, 'run'));
   if (!target || !runInputs) {
-    pushAlert({ severity: 'warning', message: `${given.map((f) => f.name).join(', ')}: an image or .npy array is the input of a run; open a net that can run (a Caffe .prototxt with its .caffemodel) first, or drop them together` });
+    pushAlert({ severity: 'warning', message: `${given.map((f) => f.name).join(', ')}: an image or .npy array is the input of a run; open a net that can run (a Caffe .prototxt with its .caffemodel) first, or drop them together`, docId: null });
     return;
   }
   await runInputs(target.id, given);
+}
+
+/** What opens a `.part` in a tab's partition editor: the partition state registers itself. */
+type PartFileHandler = (tabId: string, file: InputFile) => Promise<void>;
+let partFiles: PartFileHandler | null = null;
+export function registerPartFiles(handler: PartFileHandler) {
+  partFiles = handler;
+}
+
+/**
+ * `.part` files dropped alone: each goes to the open model it names (same stem: `net.part` ->
+ * `net.circle`), else to the active tab when it can be partitioned; with neither, an alert says
+ * to drop it with its model.
+ */
+async function applyPartFiles(files: InputFile[]) {
+  for (const f of files) {
+    const s = useStudio.getState();
+    const target = partTarget(f.name, s.docs, s.activeId);
+    if (!target || !partFiles) {
+      pushAlert({ severity: 'warning', docId: null, message: `${f.name}: a .part file partitions a model; no open model can take it. Drop it together with its model (for example ${f.name.replace(/\.[^.]*$/, '')}.circle), or open the model first.` });
+      continue;
+    }
+    activate(target.id);
+    await partFiles(target.id, f);
+  }
+}
+
+/** The tab a lone `.part` goes to: the partitionable model of the same stem, else the active tab if partitionable. */
+export function partTarget(partName: string, docs: readonly Pick<Doc, 'id' | 'title' | 'summary'>[], activeId: string | null) {
+  const stem = partName.replace(/\.[^.]*$/, '').toLowerCase();
+  const able = docs.filter((d) => can(d.summary, 'partition'));
+  return able.find((d) => d.title.replace(/\.[^.]*$/, '').toLowerCase() === stem) ?? able.find((d) => d.id === activeId) ?? null;
 }
 
 /** The graph a document opens on: its first, or the same shown another way when the view asks for it (in-place layers as nodes). */
@@ -75,28 +112,32 @@ export function preferredGraph(summary: Pick<DocumentSummary, 'graphs'>, graphId
   return summary.graphs.find((g) => g.unfoldedOf === base)?.id ?? base;
 }
 
-async function openFileSet(files: InputFile[]): Promise<string | null> {
+async function openFileSet(files: InputFile[], options?: OpenOptions): Promise<string | null> {
   const { model } = workers();
   useStudio.setState({ opening: true });
   try {
     const t0 = performance.now();
-    const res = await model.api.open(files);
+    const res = await model.api.open(files, options);
     // request to the worker's answer (worker start on the first open included), for the benches
     performance.measure(`npu:open ${files[0]?.name ?? ''}`, { start: t0, end: performance.now() });
     if (!res.ok) {
-      pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+      pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: null });
       return null;
     }
     const id = `tab${uiDocId++}`;
     const firstId = preferredGraph(res.summary);
     const first = res.summary.graphs.find((g) => g.id === firstId);
+    const main = files[0]!;
+    const folder = main.blob instanceof File ? main.blob.webkitRelativePath.split('/').slice(0, -1).join('/') : '';
     const doc: Doc = {
       id,
       workerDocId: res.docId,
-      title: files[0]!.name,
+      title: main.name,
+      label: distinctLabel(main.name, folder, useStudio.getState().docs.map(docLabel)),
       files,
       summary: res.summary,
       diagnostics: res.diagnostics,
+      ...(options ? { options } : {}),
       graphId: first ? first.id : '',
       direction: 'TB',
       view: null,
@@ -105,25 +146,26 @@ async function openFileSet(files: InputFile[]): Promise<string | null> {
       details: null,
     };
     useStudio.setState((s) => ({ docs: [...s.docs, doc], activeId: id, side: 'model' }));
+    keepOpenTabs();
     const view = mainView(res.summary);
     if (can(res.summary, 'loadable')) {
       // the Damage view lists every unreadable place: one alert counts them and points there
       const summary = loadableDamageAlert(doc.title, res.diagnostics);
-      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See damage', docId: id } });
+      if (summary) pushAlert({ ...summary, docId: id, action: { kind: 'show-diagnostics', label: 'See damage', docId: id } });
     } else if (view === 'profile') {
       // the Profile view lists every diagnostic with its line: one alert summarises them (none for notes alone)
       const summary = profileDiagnosticsAlert(doc.title, res.diagnostics);
-      if (summary) pushAlert({ ...summary, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
+      if (summary) pushAlert({ ...summary, docId: id, action: { kind: 'show-diagnostics', label: 'See Diagnostics', docId: id } });
     } else {
       // the notes (the Caffe upgrades that ran) make one info alert; the Model panel lists every diagnostic
       const notes = res.diagnostics.filter((d) => d.severity === 'info');
-      if (notes.length) pushAlert({ severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
-      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ severity: d.severity, message: describeError(d) });
+      if (notes.length) pushAlert({ docId: id, severity: 'info', message: `${notes[0]!.file}: ${notes.map((d) => describeError({ ...d, file: '' }).replace(/^: /, '')).join('; ')}` });
+      for (const d of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 5)) pushAlert({ docId: id, severity: d.severity, message: describeError(d) });
     }
     if (first && view === 'graph') await showGraph(id, first.id);
     return id;
   } catch (e) {
-    pushAlert(errorAlert(e, files[0]?.name ?? 'file'));
+    pushAlert({ ...errorAlert(e, files[0]?.name ?? 'file'), docId: null });
     return null;
   } finally {
     useStudio.setState({ opening: false });
@@ -143,7 +185,7 @@ export async function setDocOption(tabId: string, name: string, value: string | 
   const { model } = workers();
   const res = await model.api.open(d.files, options);
   if (!res.ok) {
-    pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+    pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: tabId });
     return;
   }
   const old = useStudio.getState().docs.find((x) => x.id === tabId);
@@ -154,7 +196,8 @@ export async function setDocOption(tabId: string, name: string, value: string | 
   void model.api.close(old.workerDocId);
   const graphId = preferredGraph(res.summary, old.graphId);
   updateDoc(tabId, { workerDocId: res.docId, summary: res.summary, diagnostics: res.diagnostics, options, selected: null, details: null });
-  for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ severity: x.severity, message: describeError(x) });
+  keepOpenTabs();
+  for (const x of res.diagnostics.filter((x) => x.severity !== 'info').slice(0, 3)) pushAlert({ docId: tabId, severity: x.severity, message: describeError(x) });
   if (graphId) await showGraph(tabId, graphId);
 }
 
@@ -176,7 +219,7 @@ async function reopenAll() {
   for (const d of useStudio.getState().docs) {
     const res = await model.api.open(d.files, d.options);
     if (res.ok) updateDoc(d.id, { workerDocId: res.docId });
-    else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error });
+    else pushAlert({ severity: 'error', message: describeError(res.error), error: res.error, docId: d.id });
   }
   for (const o of docOwners) await o.reopen();
   useStudio.setState({ workerNote: 'worker restarted; documents re-opened' });
@@ -206,7 +249,7 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
       return;
     }
     updateDoc(docId, { loading: null });
-    pushAlert(errorAlert(e, doc.title));
+    pushAlert({ ...errorAlert(e, doc.title), docId });
   }
 }
 
@@ -225,6 +268,23 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
   return { graph, layout: prepared.layout };
 }
 
+/** Opens another graph of the tab (an IF or WHILE body, the subgraph selector), remembering where it came from. */
+export function openGraph(tabId: string, graphId: string) {
+  const d = useStudio.getState().docs.find((x) => x.id === tabId);
+  if (!d || !graphId || graphId === d.graphId) return;
+  updateDoc(tabId, { back: [...(d.back ?? []), d.graphId] });
+  void showGraph(tabId, graphId);
+}
+
+/** Back to the graph the tab showed before (Backspace, the Back button). */
+export function graphBack(tabId: string) {
+  const d = useStudio.getState().docs.find((x) => x.id === tabId);
+  const back = d?.back ?? [];
+  if (!d || !back.length) return;
+  updateDoc(tabId, { back: back.slice(0, -1) });
+  void showGraph(tabId, back[back.length - 1]!);
+}
+
 export function cancelLayout() {
   const d = activeDoc();
   workers().layout.cancel();
@@ -234,7 +294,7 @@ export function cancelLayout() {
 
 export function toggleDirection() {
   const d = activeDoc();
-  if (!d) return;
+  if (!d || !showsGraph(d.summary)) return;
   void showGraph(d.id, d.graphId, d.direction === 'TB' ? 'LR' : 'TB');
 }
 
@@ -243,7 +303,9 @@ export async function selectNode(index: number | null) {
   if (!d) return;
   updateDoc(d.id, { selected: index, details: index === null ? null : d.details });
   if (index === null) return;
-  useStudio.setState({ side: 'node' });
+  // the Node tab shows the selection; a user reading Origins or Run stays there (they follow the selection too)
+  if (useStudio.getState().side === 'model') useStudio.setState({ side: 'node' });
+  if (useLayout.getState().side === 'hidden') noteHiddenPanel();
   // a click during a worker restart asks the new worker, under the document's new id; a request
   // the dying worker took with it is asked again once
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -258,10 +320,21 @@ export async function selectNode(index: number | null) {
     } catch (e) {
       const restarted = reopening !== null || useStudio.getState().docs.find((x) => x.id === d.id)?.workerDocId !== workerDocId;
       if (attempt === 0 && restarted) continue;
-      pushAlert(errorAlert(e, d.title));
+      pushAlert({ ...errorAlert(e, d.title), docId: d.id });
       return;
     }
   }
+}
+
+/** Clicking a node with the side panel hidden: say once where its details went (and how to get them back). */
+let hiddenNoted = false;
+useLayout.subscribe((s) => {
+  if (s.side !== 'hidden') hiddenNoted = false; // hidden again later: say it again
+});
+function noteHiddenPanel() {
+  if (hiddenNoted) return;
+  hiddenNoted = true;
+  pushAlert({ severity: 'info', message: 'The node\'s details are in the side panel, which is hidden: press Ctrl+B or the ⟨ button at the right edge to show it.' });
 }
 
 export function activate(id: string) {
@@ -287,8 +360,9 @@ export function closeDoc(id: string) {
     docs,
     activeId: s.activeId === id ? (docs[Math.min(idx, docs.length - 1)]?.id ?? null) : s.activeId,
     // an alert that points into the closed document has nothing left to show
-    alerts: s.alerts.filter((a) => a.action?.docId !== id),
+    alerts: s.alerts.filter((a) => a.action?.docId !== id && a.docId !== id),
   });
+  keepOpenTabs();
 }
 
 let findSeq = 0;
@@ -305,6 +379,18 @@ export async function runFind(query: string) {
   useStudio.setState((s) => ({ find: { ...s.find, results: r.results, total: r.total, ms: r.ms, active: 0 } }));
 }
 
+/** Keeps the open tabs' files for the next load (ui/shell/session.ts). */
+function keepOpenTabs() {
+  void keepSession(useStudio.getState().docs);
+}
+
+/** Reopens the tabs the last page had open, in order; false when nothing was kept. */
+export async function reopenKept(): Promise<boolean> {
+  const kept = await keptTabs();
+  for (const t of kept) await openFileSet(t.files, t.options);
+  return kept.length > 0;
+}
+
 /** Opens bundled samples: `names` are fetched from `base` and opened together (a model and its .part). */
 export async function loadSample(base: string, names: string[]) {
   try {
@@ -316,7 +402,7 @@ export async function loadSample(base: string, names: string[]) {
     }
     await openFiles(files);
   } catch (e) {
-    pushAlert({ severity: 'error', message: `Samples: ${(e as Error).message}` });
+    pushAlert({ severity: 'error', message: `Samples: ${(e as Error).message}`, docId: null });
   }
 }
 

@@ -16,12 +16,22 @@ export function mainView(summary: Pick<DocumentSummary, 'capabilities'>): 'profi
   return 'none';
 }
 
+/** `1 op`, `2 ops`, `1,024 ops`: a count with its noun, singular for one. */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : nouns}`;
+}
+
 /** `12 nodes · 14 edges` for the graph on screen, `3,402 marks · 2 runs` for a capture. */
 export function countsText(summary: DocumentSummary, graphId: string): string {
   const c = summary.counts;
-  if (c.kind === 'profile') return `${c.marks} marks · ${c.runs} runs`;
+  if (c.kind === 'profile') return `${plural(c.marks, 'mark')} · ${plural(c.runs, 'run')}`;
   const stats = summary.graphs.find((g) => g.id === graphId)?.stats;
-  return stats ? `${stats.nodes} nodes · ${stats.edges} edges` : `${c.nodes} nodes · ${c.edges} edges`;
+  return stats ? `${plural(stats.nodes, 'node')} · ${plural(stats.edges, 'edge')}` : `${plural(c.nodes, 'node')} · ${plural(c.edges, 'edge')}`;
+}
+
+/** The active document shows a graph (export and layout direction apply): not a capture, not a document without graphs. */
+export function showsGraph(summary: Pick<DocumentSummary, 'capabilities'> | null | undefined): boolean {
+  return !!summary && mainView(summary) === 'graph';
 }
 
 /** The document's main graph (what partitions, origins and the compare view are about), or ''. */

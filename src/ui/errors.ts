@@ -31,6 +31,6 @@ export function errorText(e: unknown, context: string): string {
   return `${context}: ${e instanceof Error ? e.message : String(e)}`;
 }
 
-export function errorAlert(e: unknown, context: string): Omit<Alert, 'id'> {
+export function errorAlert(e: unknown, context: string): Omit<Alert, 'id' | 'docId'> {
   return { severity: 'error', message: errorText(e, context), ...(e instanceof StudioError ? { error: e.info } : {}) };
 }

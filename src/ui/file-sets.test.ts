@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupFiles } from './file-sets';
+import { distinctLabel, groupFiles } from './file-sets';
 
 const named = (...names: string[]) => names.map((name) => ({ name }));
 const sets = (...names: string[]) => groupFiles(named(...names)).sets.map((s) => s.map((f) => f.name));
@@ -14,6 +14,11 @@ describe('file sets from dropped files', () => {
     expect(sets('lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel', 'lenet.prototxt')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_train_test.prototxt']]);
     expect(sets('lenet_train_test.prototxt')).toEqual([['lenet_train_test.prototxt']]);
     expect(sets('lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet_train_test.prototxt', 'lenet_iter_10000.caffemodel']]);
+  });
+
+  it('a calibration table (.json) dropped with a Caffe net joins its set; without a net it is a file of its own', () => {
+    expect(sets('lenet_calib.json', 'lenet.prototxt', 'lenet_iter_10000.caffemodel')).toEqual([['lenet.prototxt', 'lenet_iter_10000.caffemodel', 'lenet_calib.json']]);
+    expect(sets('a.json')).toEqual([['a.json']]);
   });
 
   it('a solver heads its set, with the net it names and the weights', () => {
@@ -36,5 +41,15 @@ describe('file sets from dropped files', () => {
     expect(sets('a.circle', 'a.part', 'b.circle')).toEqual([['a.circle', 'a.part'], ['b.circle']]);
     expect(sets('only.part')).toEqual([['only.part']]);
     expect(groupFiles(named('digit.png')).sets).toEqual([]);
+  });
+});
+
+describe('distinctLabel', () => {
+  it('keeps a unique name, tells a second one apart by its folder or a free (N) suffix', () => {
+    expect(distinctLabel('model.circle', '', [])).toBe('model.circle');
+    expect(distinctLabel('model.circle', '', ['model.circle'])).toBe('model.circle (2)');
+    expect(distinctLabel('model.circle', '', ['model.circle', 'model.circle (2)'])).toBe('model.circle (3)');
+    expect(distinctLabel('model.circle', 'v2', ['model.circle'])).toBe('v2/model.circle');
+    expect(distinctLabel('model.circle', '', ['model.circle (2)'])).toBe('model.circle');
   });
 });

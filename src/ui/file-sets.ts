@@ -8,6 +8,8 @@
  *   beside a deploy goes with it (its transform_param gives the run's default scale and mean; a
  *   solver names the net to open). Alone, each still opens: a caffemodel with its embedded net,
  *   a train_test net with its phase selector.
+ * - A `.json` dropped with a Caffe net is a calibration table of its NVDLA compile: it goes with
+ *   the first Caffe set (the compile form offers it).
  * - Images (`.png`, `.jpg`, `.jpeg`) and `.npy` arrays are not documents: they are inputs of a
  *   run of the net they were dropped with, or of the open tab.
  */
@@ -25,6 +27,12 @@ const CAFFEMODEL = /\.caffemodel$/i;
 const PROTOTXT = /\.(prototxt|pbtxt)$/i;
 const TRAINING = /(train|solver)/i;
 const RUN_INPUT = /\.(png|jpe?g|npy)$/i;
+const CALIBRATION = /\.json$/i;
+
+/** a `.part` (or `.ini`) partition file */
+export function isPartName(name: string): boolean {
+  return PART_SIDECAR.test(name);
+}
 
 export function isRunInputName(name: string): boolean {
   return RUN_INPUT.test(name);
@@ -73,11 +81,32 @@ export function groupFiles<F extends NamedFile>(files: readonly F[]): FileSets<F
   }
   // a set's head comes first, then the weights, then the other nets (core/caffe/model.ts reads them so)
   const caffe = [...caffeSets.values()].map(([head, ...more]) => [head!, ...more.filter((f) => CAFFEMODEL.test(f.name)), ...more.filter((f) => !CAFFEMODEL.test(f.name))]);
+  // calibration tables (JSON) go with the first Caffe net
+  const tables = caffe.length ? others.filter((f) => CALIBRATION.test(f.name)) : [];
+  if (tables.length) caffe[0]!.push(...tables);
 
-  const mains = others;
+  const mains = others.filter((f) => !tables.includes(f));
   const sets: F[][] = [];
   if (mains.length) mains.forEach((m, i) => sets.push(i === 0 ? [m, ...parts] : [m]));
   else if (parts.length && !caffe.length && !alone.length) sets.push(parts);
   sets.push(...caffe, ...alone);
   return { sets, runInputs };
+}
+
+/**
+ * The label of a new tab: its file name, or, when an open tab already shows that name, the name
+ * with the folder it came from (a dropped folder's relative path) or else the first free ` (N)`
+ * suffix, so two `model.circle` tabs are told apart in the tab strip, the status bar and the palette.
+ */
+export function distinctLabel(name: string, folder: string, openLabels: readonly string[]): string {
+  const taken = new Set(openLabels);
+  if (!taken.has(name)) return name;
+  if (folder) {
+    const withFolder = `${folder}/${name}`;
+    if (!taken.has(withFolder)) return withFolder;
+  }
+  for (let n = 2; ; n++) {
+    const label = `${name} (${n})`;
+    if (!taken.has(label)) return label;
+  }
 }

@@ -28,6 +28,10 @@ export interface Doc {
   /** id in the model worker (changes when the worker is restarted) */
   workerDocId: string;
   title: string;
+  /** the title told apart from the other open tabs' (`model.circle (2)`, `v2/model.circle`); tabs, status bar and palette show it */
+  label?: string;
+  /** hash of the main file's bytes: partition drafts are kept under it (a renamed file keeps its draft, two files of one name do not share one) */
+  contentHash?: string;
   files: InputFile[];
   /** the document options the files were opened with (`summary.options` lists the choices); re-opened with them after a worker restart */
   options?: OpenOptions;
@@ -40,12 +44,16 @@ export interface Doc {
   loading: LoadingState | null;
   selected: number | null;
   details: NodeDetails | null;
+  /** the graphs this tab came from (opening a body pushes, Back and Backspace pop) */
+  back?: string[];
   /** a request to scroll a part of the document's view into sight (the Profile view's Diagnostics), cleared once done */
   reveal?: 'diagnostics' | null;
 }
 
 export interface Alert {
   id: number;
+  /** the tab it belongs to (shown only while that tab is active); null: the whole studio (a file that did not open, a worker restart) */
+  docId: string | null;
   severity: 'error' | 'warning' | 'info';
   message: string;
   error?: ErrorInfo;
@@ -89,6 +97,11 @@ export const useStudio = create<StudioState>(() => ({
   overlay: null,
 }));
 
+/** What a tab is called on screen. */
+export function docLabel(d: Pick<Doc, 'title' | 'label'>): string {
+  return d.label ?? d.title;
+}
+
 export function activeDoc(s: StudioState = useStudio.getState()): Doc | null {
   return s.docs.find((d) => d.id === s.activeId) ?? null;
 }
@@ -100,10 +113,30 @@ export function updateDoc(id: string, patch: Partial<Doc> | ((d: Doc) => Partial
 }
 
 let alertId = 1;
-export function pushAlert(a: Omit<Alert, 'id'>) {
+/** how long an info alert (a download done, a layout cancelled) stays before it goes by itself */
+export const INFO_ALERT_MS = 6000;
+/** alerts kept per tab (older ones drop off) */
+const KEPT_PER_DOC = 20;
+
+/**
+ * Shows an alert on a tab: `docId` names it; left out, the active tab's (the alert answers what
+ * the user just did there); `null` for the whole studio. Info alerts dismiss themselves.
+ */
+export function pushAlert(a: Omit<Alert, 'id' | 'docId'> & { docId?: string | null }) {
   const id = alertId++;
-  useStudio.setState((s) => ({ alerts: [...s.alerts.slice(-4), { ...a, id }] }));
+  useStudio.setState((s) => {
+    const docId = a.docId === undefined ? s.activeId : a.docId;
+    const same = s.alerts.filter((x) => x.docId === docId);
+    const drop = same.length >= KEPT_PER_DOC ? same[0]!.id : -1;
+    return { alerts: [...s.alerts.filter((x) => x.id !== drop), { ...a, docId, id }] };
+  });
+  if (a.severity === 'info' && typeof setTimeout !== 'undefined') setTimeout(() => dismissAlert(id), INFO_ALERT_MS);
   return id;
+}
+
+/** The alerts to show with `activeId` active: the studio's and that tab's, oldest first. */
+export function alertsFor(alerts: readonly Alert[], activeId: string | null): Alert[] {
+  return alerts.filter((a) => a.docId === null || a.docId === activeId);
 }
 export function dismissAlert(id: number) {
   useStudio.setState((s) => ({ alerts: s.alerts.filter((a) => a.id !== id) }));

@@ -26,6 +26,8 @@ import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOver
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
 import type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec } from '../core/dla/run-types';
+import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/compile-summary';
+import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
@@ -33,6 +35,7 @@ export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartComplet
 export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
 export type { GraphPack, SceneData };
 export type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec };
+export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, NvdlaDiagnostic };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -199,6 +202,38 @@ export interface CalibrationView extends CalibrationResult {
   inputNames: string[];
 }
 
+/** What the compile form offers for a document with the `compile` capability. */
+export interface CompileForm {
+  specs: CompileOptionSpec[];
+  defaults: CompileOptionValues;
+  /** JSON files dropped with the net (calibration tables) */
+  calibrationFiles: string[];
+}
+
+export interface CompileViewRequest {
+  options: Partial<CompileOptionValues>;
+  /** a JSON file of the document's set (by name), or one the user picked (its Blob) */
+  calibration: { file: string; blob?: Blob } | null;
+  /** the document's graph the Caffe pane shows (origins are matched to its nodes) */
+  caffeGraphId: string;
+}
+
+export interface CompileProgress {
+  step: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * A compile as the compile view gets it: the summary (plain data), the stage graphs as a worker
+ * document of their own (`graphDocId`: graphs `canonical`, `engine`, `pass:N`, drawn, searched and
+ * described by the ordinary graph calls), the loadable opened as a document (`loadableDocId`,
+ * null when compile stopped before emit) and its bytes and origins sidecar for download.
+ */
+export type CompileViewResult =
+  | { ok: true; graphDocId: string | null; loadableDocId: string | null; summary: CompileSummary; bytes: Uint8Array | null; originsText: string | null; ms: number }
+  | { ok: false; error: ErrorInfo };
+
 export interface ModelWorkerApi {
   /**
    * opens a file set (a model and its sidecars); the first file decides the format. `options`:
@@ -207,11 +242,15 @@ export interface ModelWorkerApi {
    */
   open(files: InputFile[], options?: OpenOptions): Promise<OpenResult>;
   close(docId: string): Promise<void>;
+  /** SHA-256 of a file's bytes, hex (partition drafts are kept under the model's hash, not its name) */
+  contentHash(file: InputFile): Promise<string>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
   /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
   packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
+  /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
+  tensorNpy(docId: string, graphId: string, tensor: number): Promise<{ name: string; bytes: Uint8Array } | null>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;
   /** capability `profile`: the analysis with tables and per-run timelines */
   profile(docId: string): Promise<SystraceAnalysis>;
@@ -287,6 +326,13 @@ export interface ModelWorkerApi {
   /** the last calibration's histograms read with another method (no inputs run again) */
   recalibrate(caffeDocId: string, method: string): Promise<CalibrationView>;
   cancelCalibration(caffeDocId: string): Promise<void>;
+  /** capability `compile`: nvdla_compiler's options, their defaults and the calibration tables of the file set */
+  compileForm(docId: string): Promise<CompileForm>;
+  /**
+   * capability `compile`: compiles for NVDLA in the worker (a new compile of the same document
+   * closes the documents of the one before). `onProgress` is told at each step (not awaited).
+   */
+  compile(docId: string, request: CompileViewRequest, onProgress?: (p: CompileProgress) => void): Promise<CompileViewResult>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */

@@ -58,7 +58,7 @@ describe('model service: Caffe documents', () => {
   it('open with options: the summary lists them with the values used; a bad value is an error result', async () => {
     const r = await service.open(lenet(), { batch: 3 });
     if (!r.ok) throw new Error(r.error.message);
-    expect(r.summary.capabilities).toEqual(['graph', 'inspect', 'run']);
+    expect(r.summary.capabilities).toEqual(['graph', 'inspect', 'run', 'compile']);
     expect(r.summary.options).toEqual([expect.objectContaining({ name: 'batch', value: 3 })]);
     expect(r.summary.properties.find((p) => p.name === 'inputs')?.value).toBe('data float32[3,1,28,28]');
     await service.close(r.docId);

@@ -21,6 +21,7 @@ import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
 import type { RunApi, RunHost } from './run-service';
 import type { DlaApi } from './dla-service';
+import type { CompileApi } from './compile-service';
 
 interface Entry {
   doc: OpenedDocument;
@@ -129,6 +130,25 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     <K extends keyof DlaApi>(name: K) =>
     async (...args: Parameters<DlaApi[K]>): Promise<Awaited<ReturnType<DlaApi[K]>>> =>
       ((await dla())[name] as (...a: Parameters<DlaApi[K]>) => Promise<Awaited<ReturnType<DlaApi[K]>>>)(...args);
+  let compilesLoaded: { forget(docId: string): void } | null = null;
+  const compiles = once(async () => {
+    const c = (await import('./compile-service')).createCompileService({
+      doc: wholeDoc,
+      adopt(doc) {
+        const docId = `doc${next++}`;
+        docs.set(docId, { doc, findIndexes: new Map(), whole: null });
+        return docId;
+      },
+      open: (files) => service.open(files),
+      close: (docId) => service.close(docId),
+    });
+    compilesLoaded = c;
+    return c.api;
+  });
+  const viaCompiles =
+    <K extends keyof CompileApi>(name: K) =>
+    async (...args: Parameters<CompileApi[K]>): Promise<Awaited<ReturnType<CompileApi[K]>>> =>
+      ((await compiles())[name] as (...a: Parameters<CompileApi[K]>) => Promise<Awaited<ReturnType<CompileApi[K]>>>)(...args);
   const viaPartitions =
     <K extends keyof PartitionApi>(name: K) =>
     async (...args: Parameters<PartitionApi[K]>): Promise<Awaited<ReturnType<PartitionApi[K]>>> =>
@@ -165,9 +185,15 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     partitionVocabulary: viaPartitions('partitionVocabulary'),
     partitionFiles: viaPartitions('partitionFiles'),
     checkPartition: viaPartitions('checkPartition'),
+    compileForm: viaCompiles('compileForm'),
+    compile: viaCompiles('compile'),
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),
+    async contentHash(file: InputFile): Promise<string> {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.blob.arrayBuffer()));
+      return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+    },
     async open(files: InputFile[], options?: OpenOptions): Promise<OpenResult> {
       const name = files[0]?.name ?? '(none)';
       try {
@@ -209,6 +235,7 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
       partitionsLoaded?.forget(docId);
       runsLoaded?.forget(docId);
       dlaLoaded?.forget(docId);
+      compilesLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {
       const graph = graphs(docId).graph(graphId);
@@ -227,6 +254,10 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     },
     async tensorDetails(docId, graphId, tensor) {
       return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
+    },
+    async tensorNpy(docId, graphId, tensor) {
+      const graph = serviceOf(await wholeDoc(docId), 'graph');
+      return graph.tensorNpy ? graph.tensorNpy(graphId, tensor) : null;
     },
     async find(docId, graphId, query) {
       const e = entry(docId);

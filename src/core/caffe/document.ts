@@ -10,12 +10,16 @@ import { FormatError } from '../errors';
 import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
 import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
+import { PANEL_WIDTH, tensorText } from '../tensor-text';
+import { writeNpy } from './npy';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
 import { inspectCaffe } from './inspect';
 import { openCaffeModel, type CaffeModel, type CaffeOpenOptions } from './model';
 import { activationBytes, layerTypeCounts, parameterCount } from './net';
 import { caffeRunService } from './run-service';
+import type { CompileService } from '../format';
+import type { Graph } from '../graph/model';
 
 export const FIRST_VALUES = 64;
 export const HISTOGRAM_BINS = 32;
@@ -144,6 +148,26 @@ function bytesText(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB (${n} bytes)`;
 }
 
+/** the blob's values along its shape; reads only the printed elements of a zero-copy view, or decodes blobs up to 4M values */
+function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values']): string | undefined {
+  if (!values || values.count > 1 << 22) return undefined;
+  const all = values.toFloat32();
+  return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: PANEL_WIDTH });
+}
+
+/** A weight blob as a float32 `.npy`; null for activations and missing weights. */
+export function caffeTensorNpy(model: CaffeModel, tensor: number): { name: string; bytes: Uint8Array } | null {
+  const w = weightOf(model, tensor);
+  if (!w) return null;
+  const layer = model.net.layers[w.layer]!;
+  const blob = layer.weights[w.blob];
+  if (!blob?.values) return null;
+  const role = layer.expected?.[w.blob]?.role ?? `blob${w.blob}`;
+  const data = blob.values.toFloat32();
+  const shape = blob.shape ?? [data.length];
+  return { name: `${layer.name}_${role}.npy`.replace(/[^\w.-]+/g, '_'), bytes: writeNpy(shape.reduce((a, d) => a * d, 1) === data.length ? shape : [data.length], data) };
+}
+
 export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTensorDetails {
   const net = model.net;
   const base = { subgraph: 0, index: tensor, dtype: 'float32', typeName: 'FLOAT32', type: 0, shapeSignature: null, isVariable: false, buffer: -1, quantization: null };
@@ -174,7 +198,7 @@ export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTens
     typeString: shapeLabel(shape),
     constant: true,
     byteLength: values.byteLength,
-    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram },
+    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram, text: blobText(shape, values) },
     note: values.kind === 'float' ? null : `stored as ${values.kind} values`,
     stats,
     histogram,
@@ -256,9 +280,39 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
           return { node, extra };
         },
         tensorDetails: (_graphId: string, tensor: number): TensorDetails => caffeTensorDetails(model, tensor),
+        tensorNpy: (_graphId: string, tensor: number) => caffeTensorNpy(model, tensor),
       },
       inspect: caffeInspect(model),
       run: caffeRunService(model),
+      compile: caffeCompileService(model, files, (id) => graphOf(id).graph),
+    },
+  };
+}
+
+/**
+ * `compile`: the NVDLA compiler (core/nvdla, loaded on the first compile) over the net file and
+ * the weights file as nvdla_compiler reads them (no V0/V1 upgrade), with a calibration table
+ * from the file set or given by the view.
+ */
+function caffeCompileService(model: CaffeModel, files: SourceFile[], graph: (id: string) => Graph): CompileService {
+  return {
+    calibrationFiles: () => files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name),
+    async compile(request, caffeGraphId, now) {
+      const nvdla = await import('../nvdla/service');
+      const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
+      const netFile = files.find((f) => f.name === model.netFile.file);
+      if (!netFile || model.netFile.encoding !== 'text') {
+        throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles a deploy .prototxt with its .caffemodel: open the .prototxt together with the weights' });
+      }
+      const weightsFile = model.weightsFile ? files.find((f) => f.name === model.weightsFile!.file) : undefined;
+      if (!weightsFile) {
+        throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles the net with its trained weights: drop the .caffemodel together with the .prototxt' });
+      }
+      if (weightsFile.skeleton) throw new FormatError({ kind: 'unsupported', file: weightsFile.name, message: 'the weights are still being read; compile again in a moment' });
+      const deploy = readDeploy(new TextDecoder().decode(netFile.bytes), netFile.name);
+      const weights = readWeights(weightsFile.bytes, weightsFile.name);
+      const calibration = nvdla.calibrationOf(request, files);
+      return nvdla.compileForView(deploy, weights, request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), now);
     },
   };
 }

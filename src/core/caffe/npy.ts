@@ -93,25 +93,40 @@ export function readNpy(bytes: Uint8Array, file: string): NpyArray {
 
 /** A float32 `.npy` (format 1.0), as numpy.save writes it. */
 export function writeNpy(shape: readonly number[], data: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(data.length * 4);
+  const body = new DataView(bytes.buffer);
+  for (let i = 0; i < data.length; i++) body.setFloat32(i * 4, data[i]!, true);
+  return writeNpyBytes('<f4', shape, bytes);
+}
+
+/**
+ * A `.npy` (format 1.0) of any dtype from its element bytes as stored (little-endian, C order):
+ * `descr` is NumPy's, e.g. `<f4`, `|i1`, `|b1`.
+ */
+export function writeNpyBytes(descr: string, shape: readonly number[], data: Uint8Array): Uint8Array {
   const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': ${shapeText}, }`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
   const total = 10 + header.length + 1;
   header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const out = new Uint8Array(10 + header.length + data.length * 4);
+  const out = new Uint8Array(10 + header.length + data.length);
   out.set(MAGIC, 0);
   out[6] = 1;
   out[7] = 0;
   new DataView(out.buffer).setUint16(8, header.length, true);
   for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  const body = new DataView(out.buffer, 10 + header.length);
-  for (let i = 0; i < data.length; i++) body.setFloat32(i * 4, data[i]!, true);
+  out.set(data, 10 + header.length);
   return out;
 }
 
-/** `.npz`: member `<key>.npy` per array, stored uncompressed (as numpy.savez). */
+/**
+ * `.npz`: member `<key>.npy` per array, stored uncompressed (as numpy.savez). Every member is
+ * dated 1980-01-01 (the zip format's first day) rather than now, so the same run writes the same
+ * bytes (numpy stamps the current time; nothing reads it).
+ */
 export function writeNpz(arrays: Iterable<[string, { shape: readonly number[]; data: Float32Array }]>): Uint8Array {
-  const files: Record<string, [Uint8Array, { level: 0 }]> = {};
-  for (const [key, a] of arrays) files[`${key}.npy`] = [writeNpy(a.shape, a.data), { level: 0 }];
+  const files: Record<string, [Uint8Array, { level: 0; mtime: Date }]> = {};
+  const mtime = new Date(1980, 0, 1);
+  for (const [key, a] of arrays) files[`${key}.npy`] = [writeNpy(a.shape, a.data), { level: 0, mtime }];
   return zipSync(files);
 }
 

@@ -25,7 +25,7 @@ describe('Caffe through the format registry', () => {
   it('a prototxt and its caffemodel open as one caffe document with graph, inspect and run', async () => {
     const doc = await openDocument(lenet());
     expect(doc.format).toBe('caffe');
-    expect(doc.summary.capabilities).toEqual(['graph', 'inspect', 'run']);
+    expect(doc.summary.capabilities).toEqual(['graph', 'inspect', 'run', 'compile']);
     expect(doc.summary.graphs.map((g) => [g.id, g.unfoldedOf])).toEqual([
       ['net', undefined],
       ['net:layers', 'net'],

@@ -9,7 +9,7 @@ import { read } from './read';
 import { write } from './write';
 import { summarize, toGraph } from './graph';
 import { circleInspect } from './inspect';
-import { tensorDetails } from './values';
+import { tensorDetails, tensorNpy } from './values';
 import { builtinOperatorName } from './names';
 import { originsOf, sourceName, type Origins } from '../origin/origins';
 import { relatedOps } from '../origin/related';
@@ -84,6 +84,7 @@ export function open(files: SourceFile[]): FormatDocument {
           return { node, extra };
         },
         tensorDetails: (graphId, tensor) => tensorDetails(model, subgraphIndexOf(graphId), tensor, main.bytes),
+        tensorNpy: (graphId, tensor) => tensorNpy(model, subgraphIndexOf(graphId), tensor, main.bytes),
       },
       partition: {
         source: main,

@@ -3,6 +3,7 @@
  * Works on structure only: buffer bytes are never read (metadata previews read at most 256 bytes
  * of a metadata entry), so a 100 MB model summarises as fast as a 100 kB one.
  */
+import { float32Text } from '../tensor-text';
 import type { Graph, GraphAttribute, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
 import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
@@ -55,6 +56,8 @@ function formatValue(v: OptionValue): string {
       .map(([k, x]) => `${k}: ${formatValue(x)}`)
       .join(', ')}}`;
   }
+  // option floats are float32 in the schema: `0.001`, not `0.0010000000474974513`
+  if (typeof v === 'number' && !Number.isInteger(v)) return float32Text(v);
   return String(v);
 }
 

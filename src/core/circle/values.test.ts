@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { read } from './read';
 import { write } from './write';
-import { tensorDetails } from './values';
+import { tensorDetails, tensorNpy } from './values';
+import { readNpy } from '../caffe/npy';
 import { sampleModel, tensor, quant, f32 } from './testing';
 
 describe('tensorDetails', () => {
@@ -73,7 +74,8 @@ describe('tensorDetails', () => {
     const d8 = tensorDetails(i8, 0, 1);
     expect(d8.values!.first).toEqual([-1, -128]);
     expect(d8.values!.dequantized![1]).toBeCloseTo(-12.7, 6);
-    expect(d8.quantization!.lines).toEqual(['0.1 * (q - -1)']);
+    // the range the dtype reaches, in the float32 the model computes with
+    expect(d8.quantization!.lines).toEqual(['-12.7 ≤ 0.1 * (q - -1) ≤ 12.8']);
   });
 
   it('decodes float16 and reads extended buffers from the file bytes', () => {
@@ -85,5 +87,31 @@ describe('tensorDetails', () => {
     expect(tensorDetails(back, 0, 1).values).toBeNull();
     expect(tensorDetails(back, 0, 1).note).toMatch(/outside the FlatBuffer/);
     expect(tensorDetails(back, 0, 1, bytes).values!.first).toEqual([1, 2]);
+  });
+
+  it('quantization shows the model\'s min / max around the formula, scales as the shortest float32 text', () => {
+    const m = sampleModel();
+    m.subgraphs[0]!.tensors[1] = tensor('q', [2], { type: 3, quantization: { min: [0], max: [1], scale: [Math.fround(1 / 255)], zeroPoint: [0], quantizedDimension: 0, details: null } });
+    expect(tensorDetails(read(write(m), 'x'), 0, 1).quantization!.lines).toEqual(['0 ≤ 0.003921569 * (q - 0) ≤ 1']);
+  });
+
+  it('lays the values out along the shape and exports them as .npy with their dtype', () => {
+    const m = sampleModel();
+    const values = [0.001, -2, 3.5, 4, 5, 6].map(Math.fround);
+    m.buffers[1] = { data: f32(values), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('conv/filter;x', [2, 3], { buffer: 1 });
+    const back = read(write(m), 'x');
+    expect(tensorDetails(back, 0, 1).values!.text).toBe('[[0.001,    -2,   3.5],\n [    4,     5,     6]]');
+    const npy = tensorNpy(back, 0, 1)!;
+    expect(npy.name).toBe('conv_filter_x.npy');
+    const array = readNpy(npy.bytes, npy.name);
+    expect(array.dtype).toBe('<f4');
+    expect(array.shape).toEqual([2, 3]);
+    expect(Array.from(array.data)).toEqual(values);
+    m.buffers[1] = { data: new Uint8Array([1, 0, 255]), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('b', [3], { buffer: 1, type: 9 });
+    expect(readNpy(tensorNpy(m, 0, 1)!.bytes, 'b').dtype).toBe('|i1');
+    expect(Array.from(readNpy(tensorNpy(m, 0, 1)!.bytes, 'b').data)).toEqual([1, 0, -1]);
+    expect(tensorNpy(m, 0, 0)).toBeNull(); // not a constant
   });
 });

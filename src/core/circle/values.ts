@@ -8,6 +8,8 @@ import type { CircleModel } from './model';
 import { bufferHasData } from './graph';
 import { dtypeName, tensorTypeName } from './names';
 import { readFloat16LE } from '../fp16';
+import { float32Text, PANEL_WIDTH, tensorText, type ValueKind } from '../tensor-text';
+import { writeNpyBytes } from '../caffe/npy';
 
 export const FIRST_VALUES = 64;
 
@@ -22,7 +24,7 @@ export interface QuantizationChannel {
 export interface TensorQuantization {
   /** `real = scale * (q - zero_point)` */
   formula: string;
-  /** one line per channel, e.g. `0.5 * (q - 3)` */
+  /** one line per channel with the real range it covers, e.g. `0 ≤ 0.0039215689 * (q - 0) ≤ 1` (the model's min / max, else the dtype's range) */
   lines: string[];
   perChannel: boolean;
   quantizedDimension: number;
@@ -41,6 +43,8 @@ export interface TensorValues {
   mean: number;
   /** the first values dequantized, when the tensor is quantized */
   dequantized: number[] | null;
+  /** the values laid out along the shape (nested brackets, the middle of big axes elided; core/tensor-text.ts) */
+  text?: string;
   /** standard deviation over the finite values (formats that compute it: Caffe weight blobs) */
   std?: number;
   /** equal-width bins over [min, max] (the max falls into the last bin), for the node panel's histogram */
@@ -116,8 +120,51 @@ function reader(type: number, dv: DataView): ((i: number) => number) | null {
   }
 }
 
+/** quantization parameters are float32 in the schema: their shortest float32 text */
 function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(7)));
+  return Number.isInteger(n) ? String(n) : float32Text(n);
+}
+
+/** the integer range of a quantized dtype (TensorType), or null for float types */
+const Q_RANGE: Record<number, [number, number]> = {
+  2: [-2147483648, 2147483647], // INT32
+  3: [0, 255], // UINT8
+  7: [-32768, 32767], // INT16
+  9: [-128, 127], // INT8
+  16: [0, 65535], // UINT16
+  17: [-8, 7], // INT4
+};
+
+/** NumPy's dtype text for a TensorType */
+const NPY_DESCR: Record<number, string> = {
+  0: '<f4', 1: '<f2', 2: '<i4', 3: '|u1', 4: '<i8', 6: '|b1', 7: '<i2', 9: '|i1', 10: '<f8', 12: '<u8', 15: '<u4', 16: '<u2',
+};
+
+function valueKind(type: number): ValueKind {
+  if (type === 0 || type === 1) return 'float32';
+  if (type === 10) return 'float64';
+  if (type === 6) return 'bool';
+  return 'integer';
+}
+
+/**
+ * A constant tensor as a NumPy `.npy` file (its bytes as stored, with its dtype and shape), or null
+ * when it has no data here or its type has no NumPy dtype.
+ */
+export function tensorNpy(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array): { name: string; bytes: Uint8Array } | null {
+  const t = model.subgraphs[sg]?.tensors[tensorIndex];
+  if (!t) throw new RangeError(`tensor ${tensorIndex} does not exist in subgraph ${sg}`);
+  const buf = model.buffers[t.buffer];
+  if (t.buffer === 0 || !bufferHasData(buf) || !buf) return null;
+  const data = buf.data && buf.data.length ? buf.data : fileBytes && buf.offset + buf.size <= fileBytes.length ? fileBytes.subarray(buf.offset, buf.offset + buf.size) : null;
+  const descr = NPY_DESCR[t.type];
+  const size = ELEMENT_SIZE[t.type];
+  if (!data || !descr || !size) return null;
+  const count = Math.floor(data.length / size);
+  const expected = t.shape.reduce((a, d) => a * Math.max(d, 0), 1);
+  const shape = count === expected ? t.shape : [count];
+  const safe = (t.name || `tensor_${tensorIndex}`).replace(/[^\w.-]+/g, '_').slice(0, 120);
+  return { name: `${safe}.npy`, bytes: writeNpyBytes(descr, shape, data.subarray(0, count * size)) };
 }
 
 /**
@@ -138,7 +185,7 @@ export function tensorDetails(model: CircleModel, sg: number, tensorIndex: numbe
     else if (fileBytes && buf.offset + buf.size <= fileBytes.length) data = fileBytes.subarray(buf.offset, buf.offset + buf.size);
     else note = `data stored outside the FlatBuffer (${buf.size} bytes at byte ${buf.offset}); not loaded`;
   }
-  const quantization = describeQuantization(t.quantization);
+  const quantization = describeQuantization(t.quantization, t.type);
   let values: TensorValues | null = null;
   if (data) {
     const size = ELEMENT_SIZE[t.type];
@@ -173,7 +220,8 @@ export function tensorDetails(model: CircleModel, sg: number, tensorIndex: numbe
           return scale * (Number(v) - zp);
         });
       }
-      values = count ? { first, count, min, max, mean: sum / count, dequantized } : { first, count, min: NaN, max: NaN, mean: NaN, dequantized };
+      const text = tensorText(count === expected ? t.shape : [count], count, t.type === 6 ? (i) => get(i) !== 0 : get, valueKind(t.type), { width: PANEL_WIDTH });
+      values = count ? { first, count, min, max, mean: sum / count, dequantized, text } : { first, count, min: NaN, max: NaN, mean: NaN, dequantized, text };
     }
   }
   const shapeStr = t.shape.map((d, i) => (t.shapeSignature?.[i] === -1 ? '?' : String(d))).join(',');
@@ -197,7 +245,7 @@ export function tensorDetails(model: CircleModel, sg: number, tensorIndex: numbe
   };
 }
 
-function describeQuantization(q: CircleModel['subgraphs'][number]['tensors'][number]['quantization']): TensorQuantization | null {
+function describeQuantization(q: CircleModel['subgraphs'][number]['tensors'][number]['quantization'], type: number): TensorQuantization | null {
   if (!q) return null;
   const n = Math.max(q.scale.length, q.zeroPoint.length, q.min.length, q.max.length);
   if (n === 0 && !q.details) return null;
@@ -212,7 +260,15 @@ function describeQuantization(q: CircleModel['subgraphs'][number]['tensors'][num
       max: q.max[c] ?? null,
     };
     channels.push(ch);
-    if (ch.scale !== null) lines.push(`${n > 1 ? `[${c}] ` : ''}${fmt(ch.scale)} * (q - ${ch.zeroPoint ?? 0})`);
+    if (ch.scale !== null) {
+      const zp = ch.zeroPoint ?? 0;
+      const range = Q_RANGE[type];
+      // the model's min / max when it stores them, else the real values the dtype's range reaches
+      const lo = ch.min ?? (range ? Math.fround(ch.scale * (range[0] - zp)) : null);
+      const hi = ch.max ?? (range ? Math.fround(ch.scale * (range[1] - zp)) : null);
+      const formula = `${fmt(ch.scale)} * (q - ${zp})`;
+      lines.push(`${n > 1 ? `[${c}] ` : ''}${lo !== null && hi !== null ? `${fmt(lo)} ≤ ${formula} ≤ ${fmt(hi)}` : formula}`);
+    } else if (ch.min !== null && ch.max !== null) lines.push(`${n > 1 ? `[${c}] ` : ''}${fmt(ch.min)} ≤ q ≤ ${fmt(ch.max)}`);
   }
   return {
     formula: 'scale * (q - zero_point)',

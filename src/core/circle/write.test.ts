@@ -80,6 +80,26 @@ describe('write', () => {
     expect(read(write(back), 'y')).toEqual(back);
   });
 
+  it('writes the same bytes whatever was written before (the builder is reused) and any string', () => {
+    const named = (name: string): CircleModel => {
+      const m = sampleModel();
+      m.subgraphs[0]!.tensors[0]!.name = name;
+      m.description = name;
+      return m;
+    };
+    const names = ['input', 'mod\u00e8le/\u6a21\u578b \u{1F600}', '', 'x'.repeat(1000), 'caf\u00e9'.repeat(300), 'a\u0000b'];
+    const first = names.map((n) => write(named(n)));
+    // a large model in between (its builder is not kept), and the other order
+    const big = sampleModel();
+    big.buffers.push({ data: new Uint8Array(3 << 20).fill(7), offset: 0, size: 0 });
+    write(big);
+    const again = [...names].reverse().map((n) => write(named(n))).reverse();
+    expect(again.map((b, i) => Buffer.from(b).equals(Buffer.from(first[i]!)))).toEqual(names.map(() => true));
+    // and the strings read back as written, each its own UTF-8
+    expect(first.map((b) => read(b, 'n.circle').subgraphs[0]!.tensors[0]!.name)).toEqual(names);
+    expect(first.map((b) => read(b, 'n.circle').description)).toEqual(names);
+  });
+
   it('writes CIR0, both op-code fields as luci does, and an empty buffers[0]', () => {
     expect(encodeOpcode(-2)).toEqual({ builtinCode: -2, deprecatedBuiltinCode: -2 });
     expect(encodeOpcode(126)).toEqual({ builtinCode: 126, deprecatedBuiltinCode: 126 });

@@ -55,8 +55,10 @@ export function write(model: CircleModel, options: WriteOptions = {}): Uint8Arra
   const dataBytes = datas.reduce((a, d) => a + (d ? d.length + 16 : 0), 0);
   const extended = options.extendedBuffers ?? dataBytes > FLATBUFFER_LIMIT - (64 << 20);
   if (!extended) {
-    const b = new Builder(Math.min(FLATBUFFER_LIMIT, dataBytes + 4096));
-    return finish(b, buildModel(b, model, datas, null));
+    const b = builderOf(Math.min(FLATBUFFER_LIMIT, dataBytes + 4096));
+    const bytes = finish(b, buildModel(b, model, datas, null));
+    keepBuilder(b);
+    return bytes;
   }
   // Extended mode: build once with placeholder offsets to learn the FlatBuffer's size (offsets are
   // fixed-width ulong fields, so the real values do not change the layout), then again for real.
@@ -80,6 +82,48 @@ export function write(model: CircleModel, options: WriteOptions = {}): Uint8Arra
     if (d && d.length) out.set(d, offsets[i]!);
   });
   return out;
+}
+
+/**
+ * A small builder kept for the next write. A new Builder allocates its byte buffer (and a
+ * TextEncoder): partitioning writes thousands of small models, and those allocations, with the
+ * collections they caused, were much of its time. `finish` copies the bytes out, so nothing
+ * written refers to the builder's buffer.
+ */
+let spareBuilder: Builder | null = null;
+const SPARE_BUILDER_MAX = 1 << 20;
+
+function builderOf(size: number): Builder {
+  const b = spareBuilder;
+  spareBuilder = null;
+  if (b && b.dataBuffer().capacity() >= size) {
+    b.clear();
+    return b;
+  }
+  return new Builder(size);
+}
+
+function keepBuilder(b: Builder): void {
+  if (b.dataBuffer().capacity() <= SPARE_BUILDER_MAX) spareBuilder = b;
+}
+
+/** scratch for the UTF-8 bytes of an ASCII string (createString copies them) */
+let asciiScratch = new Uint8Array(256);
+
+/**
+ * `b.createString(s)` without a TextEncoder call (and its new buffer) for ASCII strings, the
+ * usual names; other strings go through the builder's encoder. Same bytes either way.
+ */
+function createString(b: Builder, s: string): number {
+  const n = s.length;
+  if (n > asciiScratch.length) asciiScratch = new Uint8Array(Math.max(n, 2 * asciiScratch.length));
+  const out = asciiScratch;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return b.createString(s);
+    out[i] = c;
+  }
+  return b.createString(out.subarray(0, n));
 }
 
 function align16(n: number): number {
@@ -134,7 +178,7 @@ function buildModel(b: Builder, m: CircleModel, datas: (Uint8Array | null)[], ex
   const opcodes = FbModel.createOperatorCodesVector(
     b,
     m.operatorCodes.map((oc) => {
-      const custom = oc.customCode !== null ? b.createString(oc.customCode) : 0;
+      const custom = oc.customCode !== null ? createString(b, oc.customCode) : 0;
       const { deprecatedBuiltinCode, builtinCode } = encodeOpcode(oc.code);
       FbOperatorCode.startOperatorCode(b);
       FbOperatorCode.addDeprecatedBuiltinCode(b, deprecatedBuiltinCode);
@@ -145,19 +189,19 @@ function buildModel(b: Builder, m: CircleModel, datas: (Uint8Array | null)[], ex
     }),
   );
   const subgraphs = FbModel.createSubgraphsVector(b, m.subgraphs.map((sg) => buildSubGraph(b, sg)));
-  const description = b.createString(m.description);
+  const description = createString(b, m.description);
   const metadataBuffer = m.metadataBuffer.length ? FbModel.createMetadataBufferVector(b, m.metadataBuffer) : 0;
   const metadata = m.metadata.length
-    ? FbModel.createMetadataVector(b, m.metadata.map((md) => FbMetadata.createMetadata(b, b.createString(md.name), md.buffer)))
+    ? FbModel.createMetadataVector(b, m.metadata.map((md) => FbMetadata.createMetadata(b, createString(b, md.name), md.buffer)))
     : 0;
   const signatures = m.signatureDefs.length
     ? FbModel.createSignatureDefsVector(
         b,
         m.signatureDefs.map((sd) => {
-          const maps = (xs: { name: string; tensorIndex: number }[]) => xs.map((x) => FbTensorMap.createTensorMap(b, b.createString(x.name), x.tensorIndex));
+          const maps = (xs: { name: string; tensorIndex: number }[]) => xs.map((x) => FbTensorMap.createTensorMap(b, createString(b, x.name), x.tensorIndex));
           const inputs = FbSignatureDef.createInputsVector(b, maps(sd.inputs));
           const outputs = FbSignatureDef.createOutputsVector(b, maps(sd.outputs));
-          return FbSignatureDef.createSignatureDef(b, inputs, outputs, b.createString(sd.signatureKey), sd.subgraphIndex);
+          return FbSignatureDef.createSignatureDef(b, inputs, outputs, createString(b, sd.signatureKey), sd.subgraphIndex);
         }),
       )
     : 0;
@@ -178,13 +222,13 @@ function buildSubGraph(b: Builder, sg: CircleSubGraph): number {
   const inputs = FbSubGraph.createInputsVector(b, sg.inputs);
   const outputs = FbSubGraph.createOutputsVector(b, sg.outputs);
   const operators = FbSubGraph.createOperatorsVector(b, sg.operators.map((op) => buildOperator(b, op)));
-  const name = b.createString(sg.name);
+  const name = createString(b, sg.name);
   return FbSubGraph.createSubGraph(b, tensors, inputs, outputs, operators, name);
 }
 
 function buildTensor(b: Builder, t: CircleTensor): number {
   const shape = FbTensor.createShapeVector(b, t.shape);
-  const name = b.createString(t.name);
+  const name = createString(b, t.name);
   const quant = t.quantization ? buildQuantization(b, t.quantization) : 0;
   const sparsity = t.sparsity ? encodeTable(b, CIRCLE_SCHEMA.tables.SparsityParameters!, t.sparsity) : 0;
   const signature = t.shapeSignature ? FbTensor.createShapeSignatureVector(b, t.shapeSignature) : 0;
@@ -287,14 +331,14 @@ export function encodeTable(b: Builder, def: SchemaTableDef, fields: OptionTable
       if (!Array.isArray(v)) continue;
       if (k === 'scalar' || k === 'enum') offsets.set(f, scalarVector(b, f.type.base!, v as (number | boolean)[]));
       else if (k === 'string') {
-        const strs = (v as OptionValue[]).map((s) => b.createString(String(s)));
+        const strs = (v as OptionValue[]).map((s) => createString(b, String(s)));
         offsets.set(f, offsetVector(b, strs));
       } else if (k === 'table') {
         const sub = CIRCLE_SCHEMA.tables[f.type.ref!]!;
         const tables = (v as OptionValue[]).map((x) => encodeTable(b, sub, isTable(x) ? x : {}));
         offsets.set(f, offsetVector(b, tables));
       }
-    } else if (k === 'string') offsets.set(f, b.createString(String(v)));
+    } else if (k === 'string') offsets.set(f, createString(b, String(v)));
     else if (k === 'table' && isTable(v)) offsets.set(f, encodeTable(b, CIRCLE_SCHEMA.tables[f.type.ref!]!, v));
     else if (k === 'union' && isTable(v) && isTable(v.fields)) {
       offsets.set(f, encodeUnion(b, f.type.ref!, { type: Number(v.type), fields: v.fields }));

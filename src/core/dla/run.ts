@@ -29,6 +29,9 @@ import { DlaExecError, dlaWarning, type DlaPlace, type DlaWarning } from './erro
 import { DLA_CONFIGS, inferHardware, type DlaConfigName, type DlaHardware } from './hardware';
 import { DlaMemory, type BindableTensor } from './memory';
 import { DeadlockError, ScheduleError, schedule, type SchedOp } from './scheduler';
+import { DlaRunCache } from './cache';
+
+export { DlaRunCache };
 
 /** An input tensor's bytes, already in the loadable's tensor format (see input.ts). */
 export interface BoundInput {
@@ -45,23 +48,6 @@ export interface DlaRunProgress {
   slot: number;
   engine: string;
   ms: number;
-}
-
-/**
- * What runs of the same loadable can share (a service keeps one): the decoded tasks, the
- * configuration, the pristine images of SET memory (weights, descriptors: read in place, copied
- * only when an op writes them) and the weights already decoded from them.
- */
-export class DlaRunCache {
-  decoded: DecodedLoadable | null = null;
-  inferred: { hardware: DlaHardware; reason: string } | null = null;
-  readonly images = new Map<number, Uint8Array>();
-  /** decoded weights (K x C x R x S) by memory, offset and geometry */
-  readonly weights = new Map<string, Float32Array>();
-  /** weights in the float kernels' memory, for the kernels they were allocated with */
-  kernels: Kernels | null = null;
-  readonly kernelWeights = new Map<string, Float32Array>();
-  constructor(readonly loadable: Loadable) {}
 }
 
 export interface DlaRunOptions {

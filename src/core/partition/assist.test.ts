@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { applyEdit } from '../text-edit';
 import { buildFromRecipe } from '../chef';
-import { readIni } from './ini';
+import { findEntry, keyProblem, readIni } from './ini';
 import { parsePart } from './table';
 import { preparePartition } from './prepare';
 import { assignEdit, completionsAt, complyOf, decidingLines, keyAt } from './assist';
@@ -102,3 +103,40 @@ describe('decidingLines', () => {
     expect([...decidingLines(prepared, parsed.document, 'opname')]).toEqual([3, 6, 3]);
   });
 });
+
+describe('assigning any operator name', () => {
+  // names built from the characters the .part syntax cares about, and any other text
+  const special = fc.constantFrom('=', ';', '[', ']', '#', ' ', '\t', '\\', '\r', '\n', '_', 'a', 'Z', '/', ':', 'é', '\u0000');
+  const names = fc.oneof(fc.string({ maxLength: 12 }), fc.array(special, { maxLength: 10 }).map((a) => a.join('')), fc.string({ unit: 'grapheme', maxLength: 8 }));
+  const texts = fc.constantFrom(NEW_PARTITION, '', '[partition]\r\nbackends=cpu,npu\r\n', '[OPNAME]\nother=npu\n', NEW_PARTITION + '[OPNAME]\n_=npu\n');
+
+  it('property: the name parses back as the key assigned, or is refused with a reason', () => {
+    fc.assert(
+      fc.property(names, texts, fc.constantFrom('cpu', 'npu'), (name, text, backend) => {
+        const problem = keyProblem(name);
+        if (problem !== null) {
+          expect(() => assignEdit(text, 'OPNAME', name, backend)).toThrow(problem);
+          return;
+        }
+        const after = run(text, 'OPNAME', name, backend);
+        const doc = readIni(after);
+        const entry = findEntry(doc.sections.find((s) => s.name === 'OPNAME'), name);
+        expect(entry?.value).toBe(backend);
+        expect(doc.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        // and assigning again changes the same line
+        expect(readIni(run(after, 'OPNAME', name, backend === 'cpu' ? 'npu' : 'cpu')).sections.find((s) => s.name === 'OPNAME')!.entries.filter((e) => e.key === name)).toHaveLength(1);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses with the reason what the syntax cannot carry', () => {
+    expect(() => assignEdit(NEW_PARTITION, 'OPNAME', 'a=b', 'npu')).toThrow(/'a=b' cannot be a \[OPNAME\] key: it holds '='/);
+    expect(() => assignEdit(NEW_PARTITION, 'OPNAME', '[x]', 'npu')).toThrow(/section header/);
+    expect(() => assignEdit(NEW_PARTITION, 'OPNAME', '#x', 'npu')).toThrow(/comment/);
+    expect(() => assignEdit(NEW_PARTITION, 'OPNAME', 'a\\;b', 'npu')).toThrow(/backslash/);
+    expect(run(NEW_PARTITION, 'OPNAME', ';x]', 'npu')).toContain('\n\\;x]=npu\n');
+    expect(run(NEW_PARTITION, 'OPNAME', ' x ', 'npu')).toContain('\n x =npu\n');
+  });
+});
+

@@ -5,7 +5,8 @@
  * the selected node). Every function is linear in the text and reads it the way `readIni` does.
  */
 import type { TextEdit } from '../text-edit';
-import { escapeKey, findEntry, readIni, unescapeKey, type IniDocument } from './ini';
+import { escapeKey, findEntry, keyProblem, quoteName, readIni, unescapeKey, type IniDocument } from './ini';
+import { FormatError } from '../errors';
 import { allOpcodeNames, DEFAULT_KEY, OPCODE_SECTION, OPNAME_SECTION, PARTITION_SECTION, type Comply, type ParsedPart } from './table';
 import type { PreparedModel } from './prepare';
 
@@ -143,6 +144,12 @@ export function keyAt(text: string, line: number): { section: string; key: strin
  * key is written (`escapeKey(key)` by default: `;` -> `\;`, as circle-partitioner reads keys).
  */
 export function assignEdit(text: string, section: string, key: string, value: string, rawKey = escapeKey(key)): TextEdit | null {
+  // a name the syntax cannot carry is refused with the reason, never written half-escaped
+  const problem = section === OPCODE_SECTION || section === OPNAME_SECTION ? keyProblem(key, DEFAULT_KEY) : null;
+  if (problem) {
+    const hint = section === OPNAME_SECTION ? '; assign its opcode instead, or rename the operator' : '';
+    throw new FormatError({ kind: 'semantic', file: '.part', message: `${section === OPNAME_SECTION ? 'operator name' : 'opcode'} ${quoteName(key)} cannot be a [${section}] key: ${problem}${hint}` });
+  }
   const doc = readIni(text);
   const lens = text.split(/\r\n|\r|\n/).map((l) => l.length);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';

@@ -90,6 +90,25 @@ export function escapeKey(key: string): string {
   return key.split(';').join('\\;');
 }
 
+/**
+ * Why `key` cannot be written as a `.part` key that reads back as itself (null: `escapeKey(key)`
+ * does). The reader splits at the first `=`, takes a line starting with `[` for a section and one
+ * starting with `#` for a comment, breaks lines at CR and LF, and drops every backslash before a
+ * `;`: none of these has an escape in circle-partitioner's syntax. `;` (anywhere, first included)
+ * escapes as `\;`; `]` and blanks are kept as they are (blanks draw a warning, they are part of the key).
+ */
+export function keyProblem(key: string, defaultKey = '_'): string | null {
+  if (key.length === 0) return 'an empty name cannot be a key';
+  if (/[\r\n]/.test(key)) return 'it holds a line break, and a .part key is one line';
+  if (key.includes('=')) return "it holds '=', where circle-partitioner ends the key, and .part has no escape for '='";
+  if (key.includes('\u0000')) return 'it holds a NUL character';
+  if (key[0] === '[') return "it starts with '[', which makes the line a section header";
+  if (key[0] === '#') return "it starts with '#', which makes the line a comment";
+  if (/\\+;/.test(key)) return "it holds a backslash before ';', which circle-partitioner drops when it reads the key";
+  if (key === defaultKey) return `'${defaultKey}' is the section's default key, not a name`;
+  return null;
+}
+
 class DiagnosticSink {
   readonly list: PartDiagnostic[] = [];
   dropped = 0;

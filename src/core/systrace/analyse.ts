@@ -150,6 +150,7 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
   const file = trace.file;
   const specialCaseLrPe = options.specialCaseLrPe ?? true;
   const wantTimeline = options.timeline ?? true;
+  const wantTables = options.tables ?? true;
   const diagnostics: Diagnostic[] = [...trace.diagnostics];
   const marks = trace.marks;
 
@@ -258,22 +259,24 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
         }
         if (nestings > 20) runDiags.push({ severity: 'error', file, line: runFirstLine, message: `${nestings - 20} more illegal nestings in run ${index + 1}`, source: 'nesting' });
         statsUp = trackerList.map((t) => t.calculateStats(upstreamClock));
-        const statsEx = trackerList.map((t) => t.calculateStats(exactClock));
-        const up = aggregateTimes(trackerList, statsUp, upstreamClock, specialCaseLrPe, true);
-        const ex = aggregateTimes(trackerList, statsEx, exactClock, specialCaseLrPe, false);
+        const up = aggregateTimes(trackerList, statsUp, upstreamClock, specialCaseLrPe, wantTables);
         for (const f of up.failures) {
           runDiags.push({ severity: 'error', file, line: runFirstLine, message: f.message, source: f.kind });
           runFailed(runFirstLine, f.message);
         }
         run.upstream = toRunTimes(up, 1);
-        run.exact = toRunTimes(ex, 1000);
-        const src = { upstream: up, exact: ex };
-        run.tables = {
-          self: buildTable(startingMark, src, {}),
-          total: buildTable(startingMark, src, { totalTimes: true }),
-          perExecutionSelf: buildTable(startingMark, src, { perExecution: true }),
-          perExecutionTotal: buildTable(startingMark, src, { perExecution: true, totalTimes: true }),
-        };
+        if (wantTables) {
+          const statsEx = trackerList.map((t) => t.calculateStats(exactClock));
+          const ex = aggregateTimes(trackerList, statsEx, exactClock, specialCaseLrPe, false);
+          run.exact = toRunTimes(ex, 1000);
+          const src = { upstream: up, exact: ex };
+          run.tables = {
+            self: buildTable(startingMark, src, {}),
+            total: buildTable(startingMark, src, { totalTimes: true }),
+            perExecutionSelf: buildTable(startingMark, src, { perExecution: true }),
+            perExecutionTotal: buildTable(startingMark, src, { perExecution: true, totalTimes: true }),
+          };
+        }
         if (options.detail) {
           let d = '';
           trackerList.forEach((t, i) => (d += statsDetail(t, statsUp![i]!)));
@@ -371,6 +374,6 @@ export function analyse(trace: SystraceTrace, options: AnalyseOptions = {}): Sys
     droppedMarks,
     diagnostics,
     ...(fatal ? { fatal } : {}),
-    markCount: marks.length,
+    markCount: marks.length + (trace.skippedMarks ?? 0),
   };
 }

@@ -42,6 +42,22 @@ describe('goldens (byte for byte)', () => {
   });
 });
 
+describe('the lean analysis the CLI asks for (tables: false)', () => {
+  it('prints the same bytes as the full one, for every option set', () => {
+    const bad: string[] = [];
+    for (const file of [OMR1, INCOMPLETE]) {
+      const full = analyseText(text(file), file, { detail: true });
+      const lean = analyseText(text(file), file, { detail: true, timeline: false, tables: false });
+      expect(lean.runs.every((r) => r.tables === undefined && r.exact === undefined)).toBe(true);
+      for (const o of [{}, { totalTimes: true }, { perExecution: true }, { perExecution: true, totalTimes: true }, { printDetail: true }]) {
+        if (formatText(lean, o) !== formatText(full, o)) bad.push(`${file} text ${JSON.stringify(o)}`);
+        if (formatJson(lean, o) !== formatJson(full, o)) bad.push(`${file} json ${JSON.stringify(o)}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe('structured result for the Profile view', () => {
   const a = analyseText(text(OMR1), 'omr1.trace.txt');
   it('is plain serialisable data', () => {

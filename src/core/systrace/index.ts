@@ -13,7 +13,7 @@ import type { Aggregate, Table } from './aggregate';
 import { analyse, INCOMPLETE_MESSAGE, NO_RUNTIME_MESSAGE } from './analyse';
 import { detect, read } from './input';
 import type { OutputOptions, PhaseLayerTable, RunTimes, SystraceAnalysis, TimingTable } from './model';
-import { runJson } from './output';
+import { renderTable, runJson, templateInputs } from './output';
 
 export { analyse, detect, read };
 export type { SystraceTrace, SystraceDetection, MarkLine } from './input';
@@ -31,7 +31,7 @@ function tableFor(tables: NonNullable<SystraceAnalysis['runs'][number]['tables']
 
 /** The runs AOSP prints (complete, before the first fatal error). */
 export function printedRuns(a: SystraceAnalysis): SystraceAnalysis['runs'] {
-  return a.runs.filter((r) => r.output === 'printed' && r.tables);
+  return a.runs.filter((r) => r.output === 'printed' && r.upstream);
 }
 
 /** Runs whose end upstream reaches, in order (it stops at the first failure). */
@@ -46,7 +46,11 @@ export function formatText(a: SystraceAnalysis, o: OutputOptions = {}): string {
   let out = '';
   for (const r of reachedRuns(a)) {
     if (r.output !== 'printed') continue;
-    out += tableFor(r.tables!, o).text;
+    if (r.tables) out += tableFor(r.tables, o).text;
+    else {
+      const opts = { totalTimes: o.totalTimes, perExecution: o.perExecution };
+      out += renderTable(r.startingMark, templateInputs(aggregateOf(r.upstream!), opts), opts, r.upstream!.hasWarmupAndBenchmark);
+    }
     if (o.printDetail) out += r.detailText ?? '';
   }
   return out + (a.fatal?.stdout ?? '');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detect, matchNewFormat, matchOldFormat, pyStrip, read, timestampToUs } from './input';
+import { detect, HEADER_NEW, HEADER_OLD, matchMarkLine, matchNewFormat, matchOldFormat, pyStrip, read, timestampToUs } from './input';
 import { ftraceText } from './testing';
 
 const FIX = 'test/fixtures/systrace';
@@ -51,6 +52,109 @@ describe('line parsing (derived/input-lines.json)', () => {
     expect(matchOldFormat(`xy-1 ${'1.1 '.repeat(300_000)}`)).toBeNull();
     const withMark = `xy-1 (1) [000] ...1 ${' 1.0'.repeat(200_000)}: tracing_mark_write: B|1|[NN_LR_PP]${'['.repeat(100_000)}`;
     expect(matchNewFormat(withMark)?.tgid).toBe('1');
+  });
+});
+
+/** Lines near the systrace layout, piece by piece, with the characters where Python's and JavaScript's regexes differ. */
+const pick = (xs: string[], max: number) => fc.array(fc.constantFrom(...xs), { maxLength: max }).map((a) => a.join(''));
+const lineArb = fc
+  .tuple(
+    pick([' ', ' ', '\t', '\x0b', '\u2003', '\x1c'], 4),
+    pick(['a', 'Z', '-', '1', ' ', '(', ')', '.', ':', '<', '>', '@', 'é', '\u{1F600}', '\t', '\u2003', '-12', '-3 (4) ', ' (', '-7 ', 'abcdefgh'], 8),
+    fc.constantFrom('-', '-', '', '--'),
+    pick(['1', '2', '9', '0', '\u0663'], 6),
+    fc.constantFrom(' (  591) ', ' (591) ', '  (-----) ', ' (1-2) ', ' ( 5 ) ', '\u2003(5) ', ' ', '  ', '(5) ', ' (5)', ''),
+    pick(['[005] ...1 ', ' ', 'x', '(', ')', '1.5 '], 3),
+    fc.array(
+      fc.tuple(
+        fc.constantFrom(' ', '', 'x', ' 1 '),
+        fc.constantFrom('1034700.742666', '1.5', '12', '1.2.3', '.5', '5.', '\u0663.5', '1.000001234'),
+        fc.constantFrom(': tracing_mark_write: ', ': tracing_mark_write:', ' tracing_mark_write: '),
+        fc.constantFrom('B|591|[NN_LR_PE]x', 'E|591', 'E', 'C|1|c|5', 'S|1', '', 'B'),
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+  )
+  .map(([lead, task, dash, pid, tgid, mid, tails]) => lead + task + dash + pid + tgid + mid + tails.map((t) => t.join('')).join(''));
+
+describe('matchMarkLine (native fast path)', () => {
+  it('agrees with the exact matcher on random lines near the layout', () => {
+    fc.assert(
+      fc.property(lineArb, (line) => {
+        expect(matchMarkLine(line)).toEqual(matchNewFormat(line) ?? matchOldFormat(line));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+  it('the exact matcher agrees with the upstream regexes (written for JS) on random printable-ASCII lines', () => {
+    const reNew = /^\s*([^ ].{1,15})-(\d+)\s+\(\s*([-0-9]+)\) .* (\d+\.\d+): tracing_mark_write: ([BE].*)$/;
+    const reOld = /^\s*([^ ].{1,15})-(\d+) .* (\d+\.\d+): tracing_mark_write: ([BE].*)$/;
+    fc.assert(
+      fc.property(
+        lineArb.filter((l) => /^[ -~]*$/.test(l)),
+        (line) => {
+          const n = reNew.exec(line);
+          const o = n ? null : reOld.exec(line);
+          const expected = n ? { task: n[1], pid: n[2], tgid: n[3], timestamp: n[4], mark: n[5] } : o ? { task: o[1], pid: o[2], tgid: null, timestamp: o[3], mark: o[4] } : null;
+          expect(matchMarkLine(line)).toEqual(expected);
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+  });
+  it('matches the ordinary lines of omr1 on the fast path as the exact matcher does', () => {
+    const lines = readFileSync(`${FIX}/upstream/inputs/omr1.trace.txt`, 'utf8').split('\n');
+    const bad = lines.filter((l) => JSON.stringify(matchMarkLine(l)) !== JSON.stringify(matchNewFormat(l) ?? matchOldFormat(l)));
+    expect(bad).toEqual([]);
+  });
+});
+
+/** read's marks computed the slow way: every line through the exact matcher (upstream's loop). */
+function referenceMarks(input: string): string[] {
+  const text = input.replace(/\r\n?/g, '\n');
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
+  const first = lines.findIndex((l) => l.includes(HEADER_NEW) || l.includes(HEADER_OLD));
+  const out: string[] = [];
+  if (first < 0) return out;
+  for (let i = first; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.includes('</script>')) break;
+    const g = matchNewFormat(l) ?? matchOldFormat(l);
+    if (g) out.push(JSON.stringify([i + 1, g.task, g.pid, g.timestamp, g.mark, l, i < lines.length - 1 || text.endsWith('\n')]));
+  }
+  return out;
+}
+const omr1Lines = readFileSync(`${FIX}/upstream/inputs/omr1.trace.txt`, 'utf8').split('\n').slice(12, 400);
+const textLineArb = fc.oneof(
+  { weight: 4, arbitrary: lineArb },
+  { weight: 4, arbitrary: fc.constantFrom(...omr1Lines) },
+  { weight: 1, arbitrary: fc.constantFrom('', '# comment', '</script>', 'x</script>y', '  a-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|[NN_LA_PO]</script>', 'junk [NN_LA_PE] here', 'HIDL::IDevice::x::server', HEADER_OLD, HEADER_NEW, '\u2028', 'a\u2028  b-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|x') },
+);
+const captureArb = fc
+  .tuple(fc.array(textLineArb, { maxLength: 4 }), fc.constantFrom(HEADER_NEW, HEADER_OLD, `x${HEADER_NEW}`), fc.array(textLineArb, { maxLength: 40 }), fc.constantFrom('\n', '\r\n', '\r', ''), fc.boolean())
+  .map(([before, header, after, eol, finalEol]) => [...before, header, ...after].join(eol) + (finalEol ? eol : ''));
+
+describe('read: the mark lines', () => {
+  it('are the lines the exact matcher matches, with their line numbers, on random captures', () => {
+    fc.assert(
+      fc.property(captureArb, (text) => {
+        const got = read(text, 'r.txt').marks.map((m) => JSON.stringify([m.line, m.task, m.pid, m.timestamp, m.mark, m.text, m.newline]));
+        expect(got).toEqual(referenceMarks(text));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+  it('1 MB printable lines go through the whole-line regex without quadratic backtracking', () => {
+    const hostile = [
+      `xy-1 (1) [000] ...1 ${' 1.1'.repeat(250_000)}: tracing_mark_write: C`,
+      `xy-1 (1) [000] ...1 ${' 1'.repeat(500_000)}.5: tracing_mark_write: B|1|x`,
+      `xy-1 ${'1.1 '.repeat(250_000)}`,
+      `${'-1 ('.repeat(250_000)}`,
+      `xy-1 (1) [000] ...1 1.5: tracing_mark_write: B|1|${': tracing_mark_write: B'.repeat(40_000)}`,
+    ];
+    const t = read([HEADER_NEW, ...hostile].join('\n'), 'big.txt');
+    expect(t.marks.map((m) => m.line)).toEqual([3, 6]);
   });
 });
 

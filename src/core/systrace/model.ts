@@ -285,6 +285,12 @@ export interface AnalyseOptions {
   specialCaseLrPe?: boolean;
   /** keep per-run timelines (default true; the CLI turns it off for speed) */
   timeline?: boolean;
+  /**
+   * build each run's four TimingTables and its exact-arithmetic times (default true, for the
+   * Profile view); false keeps only `upstream`, from which formatText and formatJson print (the
+   * CLI prints one table and needs no more)
+   */
+  tables?: boolean;
   /** also produce each run's `--print-detail` dump */
   detail?: boolean;
 }

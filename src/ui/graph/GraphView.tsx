@@ -35,7 +35,7 @@ export interface GraphViewProps {
   edgeStyle?: EdgeStyle;
   onSelect(index: number | null): void;
   onHover?(index: number | null): void;
-  /** double click, or Shift+Enter on a focused node */
+  /** double click, Shift+Enter on a focused node, or Enter on a node with a body */
   onActivate?(index: number): void;
   /** accessible name of the view */
   label?: string;
@@ -148,8 +148,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const [focusInside, setFocusInside] = useState(false);
 
   // live values read by the frame callback and event handlers
-  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate });
-  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate };
+  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph });
+  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph };
 
   const transformRef = useRef<ZoomTransform>(zoomIdentity);
   const sizeRef = useRef({ width: 0, height: 0, dpr: 1 });
@@ -551,8 +551,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       const t = from === null ? null : navTarget(sc.nav, from, key as NavKey);
       if (t !== null) moveFocus(t);
     } else if (key === 'Enter' && onNode !== null) {
-      if (ev.shiftKey) live.current.onActivate?.(onNode);
-      else live.current.onSelect(onNode);
+      // Enter selects; on a node with a body (IF, WHILE) it also opens it, as the help says
+      if (!ev.shiftKey) live.current.onSelect(onNode);
+      if (ev.shiftKey || live.current.graph.nodes[onNode]?.subgraphs?.length) live.current.onActivate?.(onNode);
     } else if (key === 'Escape' && live.current.selected !== null) live.current.onSelect(null);
     else handled = false;
     if (handled) {

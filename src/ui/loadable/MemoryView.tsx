@@ -7,7 +7,7 @@
  */
 import { useMemo, useState, type MouseEvent as ReactMouseEvent, memo } from 'react';
 import type { LoadableOverview, MemoryArea, MemoryRegion } from '../../worker/api';
-import { selectNode } from '../actions';
+import { useSlotContext } from './slot-context';
 import { engineColor, ENGINES } from '../graph/style';
 import { formatBytes } from './data';
 import { placeRegions, regionLines } from './memory-lanes';
@@ -35,6 +35,13 @@ interface Hover {
 export const MemoryView = memo(function MemoryView({ tabId, overview: o, areas, selected, theme }: Props) {
   const [hover, setHover] = useState<Hover | null>(null);
   const [hideUnused, setHideUnused] = useState(false);
+  const { select: selectNode, marked } = useSlotContext();
+  const markedSlots = useMemo(() => {
+    if (!marked?.size) return null;
+    const keys = new Set<string>();
+    for (const t of o.tasks) for (const r of t.ops) if (marked.has(r.node)) keys.add(`${r.task}:${r.slot}`);
+    return keys;
+  }, [o, marked]);
   const nodeOf = useMemo(() => {
     const m = new Map<string, number>();
     for (const t of o.tasks) for (const r of t.ops) m.set(`${r.task}:${r.slot}`, r.node);
@@ -88,7 +95,7 @@ export const MemoryView = memo(function MemoryView({ tabId, overview: o, areas, 
         {!areas && <p className="muted">Mapping the memory…</p>}
         <div className="lv-map" role="list" aria-label="Memory entries">
           {shown.map((a) => (
-            <MemoryBar key={a.memId} area={a} sel={sel} theme={theme} damage={o.memory[a.memId]?.damage} onHover={(region, e) => setHover(region ? { memId: a.memId, region, x: e.clientX, y: e.clientY } : null)} onActivate={activate} />
+            <MemoryBar key={a.memId} area={a} sel={sel} marked={markedSlots} theme={theme} damage={o.memory[a.memId]?.damage} onHover={(region, e) => setHover(region ? { memId: a.memId, region, x: e.clientX, y: e.clientY } : null)} onActivate={activate} />
           ))}
         </div>
         {hover && <RegionTip hover={hover} />}
@@ -102,6 +109,7 @@ export const MemoryView = memo(function MemoryView({ tabId, overview: o, areas, 
 function MemoryBar({
   area: a,
   sel,
+  marked,
   theme,
   damage,
   onHover,
@@ -109,6 +117,8 @@ function MemoryBar({
 }: {
   area: MemoryArea;
   sel: string | null;
+  /** `task:slot` of marked op slots (a chosen Caffe layer's, in the compile view) */
+  marked: ReadonlySet<string> | null;
   theme: 'light' | 'dark';
   damage: string[] | undefined;
   onHover: (r: MemoryRegion | null, e: { clientX: number; clientY: number }) => void;
@@ -137,6 +147,7 @@ function MemoryBar({
           const w = Math.max(1.5, (Math.max(1, r.size) / size) * W);
           const y = p.lane * LANE + 1;
           const mine = sel !== null && r.uses.some((u) => `${u.op.task}:${u.op.slot}` === sel);
+          const isMarked = marked !== null && r.uses.some((u) => marked.has(`${u.op.task}:${u.op.slot}`));
           const lines = regionLines(r);
           const label = `memory ${a.memId} bytes ${r.offset} to ${r.offset + r.size}: ${lines.join('; ') || 'no user'}`;
           const enter = (e: ReactMouseEvent) => onHover(r, e);
@@ -147,7 +158,8 @@ function MemoryBar({
                 y={y}
                 width={w}
                 height={LANE - 2}
-                className={`lv-region lv-region-${p.key.split(':')[0]}${mine ? ' lv-region-sel' : ''}`}
+                className={`lv-region lv-region-${p.key.split(':')[0]}${mine ? ' lv-region-sel' : ''}${isMarked ? ' lv-region-marked' : ''}`}
+                data-marked={isMarked || undefined}
                 style={fill(p.key) ? { fill: fill(p.key) } : undefined}
                 tabIndex={0}
                 role="button"

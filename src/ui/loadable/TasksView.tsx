@@ -7,7 +7,7 @@
  */
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { LoadableOverview, OpRow, SurfaceView, TaskView } from '../../worker/api';
-import { selectNode } from '../actions';
+import { useSlotContext } from './slot-context';
 import { DamageMark, EngineSwatch, StructTree } from './parts';
 import { formatBytes } from './data';
 import { showLoadableView } from './state';
@@ -174,6 +174,7 @@ const EVENT_SHORT: Record<string, string> = {
 
 function SlotTable({ task: t, selected, theme }: { task: TaskView; selected: number | null; theme: 'light' | 'dark' }) {
   const isEmu = t.kind === 'EMU';
+  const ctx = useSlotContext();
   const body = useRef<HTMLTableSectionElement>(null);
   const nodeOfSlot = useMemo(() => new Map(t.ops.map((r) => [r.slot, r.node])), [t]);
   // a slot selected elsewhere (graph, memory map) scrolls into view here
@@ -188,6 +189,7 @@ function SlotTable({ task: t, selected, theme }: { task: TaskView; selected: num
           <th scope="col">{isEmu ? 'op' : 'slot'}</th>
           <th scope="col">engine</th>
           <th scope="col">what it does</th>
+          {ctx.layers && <th scope="col" title="the Caffe layers this slot was compiled from">Caffe layers</th>}
           {!isEmu && <th scope="col" title="dependency_count: events the slot waits for">deps</th>}
           {!isEmu && <th scope="col">consumers</th>}
           {!isEmu && <th scope="col">fused parent</th>}
@@ -205,12 +207,15 @@ function SlotTable({ task: t, selected, theme }: { task: TaskView; selected: num
 }
 
 const SlotRow = memo(function SlotRow({ r, isEmu, selected, theme, nodeOfSlot }: { r: OpRow; isEmu: boolean; selected: boolean; theme: 'light' | 'dark'; nodeOfSlot: Map<number, number> }) {
+  const ctx = useSlotContext();
+  const selectNode = ctx.select;
   const go = (slot: number) => {
     const n = nodeOfSlot.get(slot);
     if (n !== undefined) void selectNode(n);
   };
+  const marked = ctx.marked?.has(r.node) === true;
   return (
-    <tr data-node={r.node} aria-selected={selected} className={`${selected ? 'lv-selected' : ''}${r.damage.length ? ' lv-damaged-row' : ''}`} onClick={() => void selectNode(r.node)}>
+    <tr data-node={r.node} aria-selected={selected} data-marked={marked || undefined} className={`${selected ? 'lv-selected' : ''}${marked ? ' lv-marked' : ''}${r.damage.length ? ' lv-damaged-row' : ''}`} onClick={() => void selectNode(r.node)}>
       <td className="num">
         <button type="button" className="lv-rowbtn" aria-label={`Select ${r.type} ${isEmu ? 'op' : 'slot'} ${r.slot} of task ${r.task}`} onClick={(e) => { e.stopPropagation(); void selectNode(r.node); }}>
           {r.slot}
@@ -222,6 +227,7 @@ const SlotRow = memo(function SlotRow({ r, isEmu, selected, theme, nodeOfSlot }:
         {r.type}
       </td>
       <td className="lv-summary">{r.summary}</td>
+      {ctx.layers && <td className="lv-layers">{ctx.layers(r.task, r.slot).join(', ') || <span className="muted">—</span>}</td>}
       {!isEmu && <td className="num">{r.dependencyCount}</td>}
       {!isEmu && (
         <td>

@@ -3,7 +3,7 @@
  * with every other open loadable (and back from one). They call the same state functions as
  * the view buttons and the "Compare with…" menu.
  */
-import type { Doc } from '../store';
+import { docLabel, type Doc } from '../store';
 import { can } from '../capabilities';
 import { closeLoadableCompare, loadableTab, openLoadableCompare, showLoadableView, VIEW_TITLES, type LoadableViewName } from './state';
 
@@ -32,7 +32,7 @@ export function loadableCommands(doc: Doc | null, docs: readonly Doc[]): Loadabl
   }
   for (const other of docs) {
     if (other.id === doc.id || !can(other.summary, 'loadable')) continue;
-    out.push({ id: `loadable.compare.${other.id}`, group: 'Loadable', title: `Compare ${doc.title} with ${other.title}`, run: () => openLoadableCompare(doc.id, other.id) });
+    out.push({ id: `loadable.compare.${other.id}`, group: 'Loadable', title: `Compare ${docLabel(doc)} with ${docLabel(other)}`, run: () => openLoadableCompare(doc.id, other.id) });
   }
   if (tab.compareWith) out.push({ id: 'loadable.compare.close', group: 'Loadable', title: 'Close the comparison', run: () => closeLoadableCompare(doc.id) });
   return out;

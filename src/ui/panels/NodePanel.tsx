@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'react';
 import type { GraphPort, TensorDetails } from '../../worker/api';
-import { workers } from '../actions';
+import { openGraph, workers } from '../actions';
 import type { PanelSubject } from './subject';
 import { Histogram } from './Histogram';
+import { subgraphLinks, type SubgraphLink } from './subgraph-links';
+import { saveBlob } from '../shell/exporting';
+import { pushAlert } from '../store';
+import { errorText } from '../errors';
 
 /** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
 export function NodePanel({ subject }: { subject: PanelSubject }) {
@@ -13,6 +17,9 @@ export function NodePanel({ subject }: { subject: PanelSubject }) {
   // the previous node's details stay on screen (dimmed) until the new ones arrive: no flicker
   const wanted = subject.graph?.nodes[subject.selected]?.id;
   const stale = wanted !== undefined && wanted !== node.id;
+  // IF then / else, WHILE cond / body: links that open the body (in the single view only)
+  const links = subjectLinks(subject, node);
+  const linkOf = new Map(links.filter((l) => l.attribute).map((l) => [l.attribute!, l]));
   return (
     <div className={`node-panel${stale ? ' stale' : ''}`} aria-busy={stale || undefined}>
       <h2>
@@ -33,15 +40,30 @@ export function NodePanel({ subject }: { subject: PanelSubject }) {
           <h3>Options</h3>
           <table className="props" aria-label="Options">
             <tbody>
-              {node.attributes.map((a) => (
-                <Row key={a.name} name={a.name} value={a.value} />
-              ))}
+              {node.attributes.map((a) =>
+                linkOf.has(a.name) ? (
+                  <tr key={a.name}>
+                    <th scope="row">{a.name}</th>
+                    <td>
+                      <BodyLink subject={subject} link={linkOf.get(a.name)!} />
+                    </td>
+                  </tr>
+                ) : (
+                  <Row key={a.name} name={a.name} value={a.value} />
+                ),
+              )}
             </tbody>
           </table>
         </>
       )}
-      {node.subgraphs && node.subgraphs.length > 0 && (
-        <p className="muted">Refers to subgraphs {node.subgraphs.join(', ')} (Enter or double-click the node to open).</p>
+      {links.length > 0 && (
+        <div className="body-links">
+          <span className="muted">{links.length === 1 ? 'Body' : 'Bodies'}: </span>
+          {links.map((l) => (
+            <BodyLink key={l.graphId + l.role} subject={subject} link={l} withRole />
+          ))}
+          <span className="muted"> (or Enter / double-click on the node)</span>
+        </div>
       )}
       {node.inputs.length > 0 && (
         <>
@@ -63,6 +85,22 @@ export function NodePanel({ subject }: { subject: PanelSubject }) {
   );
 }
 
+function subjectLinks(subject: PanelSubject, node: NodeDetailsNode): SubgraphLink[] {
+  return node.subgraphs?.length ? subgraphLinks(node, subject.summary.graphs) : [];
+}
+type NodeDetailsNode = NonNullable<PanelSubject['details']>['node'];
+
+/** A link to a body graph: opens it in the tab (a compare pane's model has no tab of its own, so the link is text there). */
+function BodyLink({ subject, link, withRole }: { subject: PanelSubject; link: SubgraphLink; withRole?: boolean }) {
+  const label = `${withRole ? `${link.role}: ` : ''}${link.title}`;
+  if (subject.side !== null) return <span>{label}</span>;
+  return (
+    <button type="button" className="link" title={`Open ${link.role} (${link.title})`} onClick={() => openGraph(subject.tabId, link.graphId)}>
+      {label}
+    </button>
+  );
+}
+
 function Row({ name, value }: { name: string; value: string }) {
   return (
     <tr>
@@ -76,6 +114,20 @@ function fmt(v: number | boolean): string {
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Number.isInteger(v)) return String(v);
   return Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(4) : v.toPrecision(6).replace(/\.?0+$/, '');
+}
+
+async function exportNpy(subject: PanelSubject, tensor: number, name: string) {
+  try {
+    const npy = await workers().model.api.tensorNpy(subject.workerDocId, subject.graphId, tensor);
+    if (!npy) {
+      pushAlert({ severity: 'warning', message: `${name}: this tensor has no values to save`, docId: subject.tabId });
+      return;
+    }
+    saveBlob(new Blob([npy.bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }), npy.name);
+    pushAlert({ severity: 'info', message: `Saved ${npy.name} (${npy.bytes.length.toLocaleString('en-US')} bytes)`, docId: subject.tabId });
+  } catch (e) {
+    pushAlert({ severity: 'error', message: errorText(e, `${name}: .npy`), docId: subject.tabId });
+  }
 }
 
 /** One input or output: tensor details are decoded on demand in the worker. */
@@ -138,13 +190,22 @@ function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
                   </tr>
                 )}
                 <tr>
-                  <th scope="row">values</th>
-                  <td>
-                    <div className="values">
-                      {t.values.first.map(fmt).join(', ')}
-                      {t.values.count > t.values.first.length ? ', …' : ''}
-                    </div>
-                    {t.values.dequantized && <div className="values">dequantized: {t.values.dequantized.map(fmt).join(', ')}</div>}
+                  <td colSpan={2} className="values-cell">
+                    <div className="values-label">values</div>
+                    {t.values.text !== undefined ? (
+                      <pre className="tensor-values" aria-label={`Values of ${t.name}`} tabIndex={0}>
+                        {t.values.text}
+                      </pre>
+                    ) : (
+                      <div className="values">
+                        {t.values.first.map(fmt).join(', ')}
+                        {t.values.count > t.values.first.length ? ', …' : ''}
+                      </div>
+                    )}
+                    {t.values.dequantized && <div className="values">dequantized (first {t.values.dequantized.length}): {t.values.dequantized.map(fmt).join(', ')}</div>}
+                    <button type="button" className="npy-export" title={`Save the ${t.values.count} values as a NumPy .npy file`} onClick={() => void exportNpy(subject, port.tensor, t.name)}>
+                      Save .npy
+                    </button>
                   </td>
                 </tr>
               </>

@@ -7,7 +7,7 @@
  */
 import type { Diagnostic, DocumentSummary, Graph, NodeDetails } from '../../worker/api';
 import { mainGraphId, mainView } from '../capabilities';
-import type { Doc } from '../store';
+import { docLabel, type Doc } from '../store';
 import type { CompareState, Side } from '../origins/state';
 
 export interface PanelSubject {
@@ -40,7 +40,7 @@ export function panelSubject(doc: Doc, compare: CompareState | null | undefined)
       key: doc.id,
       side: null,
       workerDocId: doc.workerDocId,
-      title: doc.title,
+      title: docLabel(doc),
       summary: doc.summary,
       diagnostics: doc.diagnostics,
       graphId: doc.graphId,
@@ -70,7 +70,7 @@ export function panelSubject(doc: Doc, compare: CompareState | null | undefined)
     ...common,
     key: doc.id,
     workerDocId: doc.workerDocId,
-    title: doc.title,
+    title: docLabel(doc),
     summary: doc.summary,
     diagnostics: doc.diagnostics,
     graph: compare.left?.graph ?? null,

@@ -18,15 +18,15 @@ import { Splitter } from '../shell/Splitter';
 import './partition.css';
 
 /** What the dock shows of a tab: everything but the text, so a keystroke does not re-render the dock. */
-type DockTab = Pick<PartitionTab, 'partName' | 'diagnostics' | 'plan' | 'stale' | 'error' | 'ms' | 'selectedPart' | 'check' | 'downloading' | 'draft'> & {
+type DockTab = Pick<PartitionTab, 'partName' | 'diagnostics' | 'plan' | 'stale' | 'error' | 'ms' | 'selectedPart' | 'check' | 'downloading' | 'draft' | 'draftOver'> & {
   /** the check ran on the text on screen */
   checkCurrent: boolean;
 };
 
 function dockTab(t: PartitionTab | undefined): DockTab | null {
   if (!t) return null;
-  const { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft } = t;
-  return { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft, checkCurrent: !!check && check.text === t.text };
+  const { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft, draftOver } = t;
+  return { partName, diagnostics, plan, stale, error, ms, selectedPart, check, downloading, draft, draftOver, checkCurrent: !!check && check.text === t.text };
 }
 
 export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
@@ -75,9 +75,9 @@ export default function PartitionDock({ doc, theme }: { doc: Doc; theme: 'light'
       </header>
       {tab.draft && (
         <div className="part-note" role="note">
-          An edited version of {tab.draft.partName} from {new Date(tab.draft.savedAt).toLocaleString()} is saved in this browser.
+          An edited version of {tab.draft.partName} for this model{tab.draft.modelName ? ` (${tab.draft.modelName})` : ''} from {new Date(tab.draft.savedAt).toLocaleString()} is saved in this browser.
           <button type="button" className="link" onClick={() => restoreDraft(doc.id)}>Restore it</button>
-          <button type="button" className="link" onClick={() => dismissDraft(doc.id)}>Keep the dropped file</button>
+          <button type="button" className="link" onClick={() => dismissDraft(doc.id)}>{tab.draftOver === 'file' ? 'Keep the dropped file' : 'Start fresh'}</button>
         </div>
       )}
       <div className="part-body">

@@ -41,6 +41,8 @@ export interface PartitionColouring {
   nodeFill?: (string | null)[];
   nodeOutline?: (string | null)[];
   highlighted?: Uint8Array;
+  /** what the highlight outlines (for its legend), when there is one */
+  highlightLegend?: string;
 }
 
 /** Fills per backend, outlines per part, highlights for the selected part or the key at the cursor. */
@@ -80,7 +82,17 @@ export function usePartitionColouring(doc: Doc | null, theme: 'light' | 'dark'):
     return undefined;
   }, [graph, colouring, selectedPart, cursorKey, vocab]);
   if (!colouring) return {};
-  return { nodeFill: colouring.fill, nodeOutline: colouring.outline, ...(highlighted ? { highlighted } : {}) };
+  let count = 0;
+  if (highlighted) for (let i = 0; i < highlighted.length; i++) count += highlighted[i]!;
+  const ops = `${count} operator${count === 1 ? '' : 's'}`;
+  const highlightLegend = !highlighted
+    ? undefined
+    : selectedPart !== null
+      ? `${ops} of the selected part`
+      : cursorKey
+        ? `${ops} captured by the current line ([${cursorKey.section}] ${cursorKey.key})`
+        : undefined;
+  return { nodeFill: colouring.fill, nodeOutline: colouring.outline, ...(highlighted ? { highlighted } : {}), ...(highlightLegend ? { highlightLegend } : {}) };
 }
 
 export function PartitionButton({ doc }: { doc: Doc }) {

@@ -1,11 +1,14 @@
 /**
- * `.part` drafts in IndexedDB, one per model file name: every edit is saved (debounced, and
+ * `.part` drafts in IndexedDB, one per model content (the SHA-256 of its bytes, so a renamed
+ * file keeps its draft and two different files of one name do not share one): every edit is saved (debounced, and
  * flushed when the page is hidden), so a reload or a worker restart loses nothing typed.
  * Falls back to memory when IndexedDB is unavailable (private windows in some browsers).
  */
 export interface PartDraft {
-  /** model file name (the key) */
+  /** the key: `sha256:<hex>` of the model file's bytes */
   model: string;
+  /** the model's file name when the draft was saved (shown to the user) */
+  modelName?: string;
   /** `.part` file name */
   partName: string;
   text: string;

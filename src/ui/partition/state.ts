@@ -6,8 +6,9 @@
  */
 import { create } from 'zustand';
 import type { PartDiagnostic, PartitionCheck, PartitionPlanView, PartitionVocabulary } from '../../worker/api';
-import { useStudio, pushAlert, type Doc } from '../store';
-import { workers } from '../actions';
+import { useStudio, pushAlert, updateDoc, type Doc } from '../store';
+import { registerPartFiles, workers } from '../actions';
+import type { InputFile } from '../../worker/api';
 import { flushDrafts, loadDraft, saveDraftSoon, type PartDraft } from './drafts';
 import { applyEdit, NEW_PARTITION, type TextEdit } from './edits';
 import { errorText } from '../errors';
@@ -29,7 +30,10 @@ export interface CursorKey {
 }
 
 export interface PartitionTab {
+  /** the draft key: the model's content hash (`sha256:<hex>`) */
   model: string;
+  /** what an offered draft would replace: the dropped `.part` or the new template */
+  draftOver: 'file' | 'new';
   partName: string;
   text: string;
   diagnostics: PartDiagnostic[];
@@ -120,43 +124,66 @@ function defaultPartName(model: string) {
 
 const opening = new Set<string>();
 
+/** The key of a tab's partition draft: its model's content hash (asked of the worker once), kept on the tab. */
+async function draftKey(doc: Doc): Promise<string> {
+  if (doc.contentHash) return doc.contentHash;
+  const hash = `sha256:${await workers().model.api.contentHash(doc.files[0]!)}`;
+  updateDoc(doc.id, { contentHash: hash });
+  return hash;
+}
+
 /**
  * Opens the partition editor of a tab: the `.part` dropped with the model, else the saved draft
  * for this model file, else a new partition.
  */
-export async function openPartition(tabId: string, fresh = false) {
+export async function openPartition(tabId: string, fresh = false, given?: { name: string; text: string }) {
   const doc = docOf(tabId);
   if (!doc || opening.has(tabId)) return;
   if (usePartition.getState().tabs[tabId]) return;
   opening.add(tabId);
   try {
-    const sidecar = fresh ? null : sidecarPart(doc);
-    const draft = await loadDraft(doc.title);
+    const sidecar = given ? { name: given.name, blob: new Blob([given.text]) } : fresh ? null : sidecarPart(doc);
+    const key = await draftKey(doc);
+    const draft = await loadDraft(key);
     let text = NEW_PARTITION;
     let partName = defaultPartName(doc.title);
-    let otherDraft: PartDraft | null = null;
     if (sidecar) {
       text = await sidecar.blob.text();
       partName = sidecar.name;
-      if (draft && draft.text !== text) otherDraft = draft;
-    } else if (draft && !fresh) {
-      text = draft.text;
-      partName = draft.partName;
     }
+    // a saved draft is offered, never put in silently: over the dropped file or the new template
+    const otherDraft: PartDraft | null = draft && draft.text !== text ? draft : null;
     const tab: PartitionTab = {
-      model: doc.title, partName, text, diagnostics: [], plan: null, operatorLines: null, stale: false, pending: true, error: null, ms: 0,
+      model: key, draftOver: sidecar ? 'file' : 'new', partName, text, diagnostics: [], plan: null, operatorLines: null, stale: false, pending: true, error: null, ms: 0,
       selectedPart: null, cursorKey: null, check: null, downloading: false, draft: otherDraft, updates: 0,
     };
     usePartition.setState((s) => ({ tabs: { ...s.tabs, [tabId]: tab } }));
-    if (!otherDraft) saveDraftSoon({ model: doc.title, partName, text, savedAt: Date.now() });
+    if (!otherDraft) saveDraftSoon({ model: key, modelName: doc.title, partName, text, savedAt: Date.now() });
     void loadVocabulary(doc.workerDocId);
     await run(tabId);
   } catch (e) {
-    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: partition`) });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: partition`), docId: tabId });
   } finally {
     opening.delete(tabId);
   }
 }
+
+/**
+ * A `.part` dropped alone onto an open model: its text goes into the tab's editor (an edit, so
+ * undo brings the old text back), or opens the editor with it.
+ */
+export async function applyPartFile(tabId: string, file: InputFile) {
+  const text = await file.blob.text();
+  const t = usePartition.getState().tabs[tabId];
+  if (!t) {
+    await openPartition(tabId, false, { name: file.name, text });
+    return;
+  }
+  patchTab(tabId, { partName: file.name });
+  newText(tabId, text);
+  pushAlert({ severity: 'info', docId: tabId, message: `${file.name} is now the partition of ${docOf(tabId)?.title ?? 'this model'} (Ctrl+Z in the editor brings back the previous text).` });
+}
+registerPartFiles(applyPartFile);
 
 /** A new partition from the template (replacing the editor text; undo brings the old text back). */
 export function newPartition(tabId: string) {
@@ -221,7 +248,7 @@ export function textChanged(tabId: string, text: string) {
   const t = usePartition.getState().tabs[tabId];
   if (!t || t.text === text) return;
   patchTab(tabId, { text, pending: true });
-  saveDraftSoon({ model: t.model, partName: t.partName, text, savedAt: Date.now() });
+  saveDraftSoon({ model: t.model, modelName: docOf(tabId)?.title ?? '', partName: t.partName, text, savedAt: Date.now() });
   const old = timers.get(tabId);
   if (old) clearTimeout(old);
   timers.set(tabId, setTimeout(() => {
@@ -285,7 +312,7 @@ export async function assign(tabId: string, section: 'OPNAME' | 'OPCODE' | 'part
     try {
       edit = await workers().model.api.partitionAssignEdit(doc.workerDocId, text, section, key, value);
     } catch (e) {
-      pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: assign`) });
+      pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: assign`), docId: tabId });
       return;
     }
     t = usePartition.getState().tabs[tabId];
@@ -340,9 +367,9 @@ export async function downloadParts(tabId: string) {
     const r = await workers().model.api.partitionFiles(doc.workerDocId, t.text, t.partName);
     saveBlob(r.zip, zipName(doc.title), 'application/zip');
     const parts = r.files.filter((f) => f.name.endsWith('.circle')).length;
-    pushAlert({ severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
+    pushAlert({ docId: tabId, severity: 'info', message: `${zipName(doc.title)}: ${parts} part${parts === 1 ? '' : 's'}, ${r.files.slice(parts).map((f) => f.name).join(', ')}` });
   } catch (e) {
-    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: download parts`) });
+    pushAlert({ severity: 'error', message: errorText(e, `${doc.title}: download parts`), docId: tabId });
   } finally {
     patchTab(tabId, { downloading: false });
   }

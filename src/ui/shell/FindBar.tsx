@@ -48,9 +48,8 @@ export function FindBar({ onGo }: { onGo(index: number): void }) {
           } else if (e.key === 'ArrowUp') {
             e.preventDefault();
             useStudio.setState((s) => ({ find: { ...s.find, active: Math.max(s.find.active - 1, 0) } }));
-          } else if (e.key === 'Escape') {
-            useStudio.setState((s) => ({ find: { ...s.find, open: false } }));
           }
+          // Escape: App closes Find (capture phase), wherever the focus is
         }}
       />
       <span className="muted find-count" aria-live="polite">

@@ -2,7 +2,9 @@ import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSP
 import { setInplace, useLayout } from './layout';
 import { DocOptions } from './DocOptions';
 import { useStudio, activeDoc } from '../store';
-import { cancelLayout, preferredGraph, selectNode, showGraph } from '../actions';
+import { cancelLayout, graphBack, openGraph, preferredGraph, selectNode, showGraph, workers } from '../actions';
+import { subgraphLinks, type SubgraphLink } from '../panels/subgraph-links';
+import type { GraphNode } from '../../core/graph/model';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { FindBar } from './FindBar';
 import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, usePartitionLifecycle } from '../partition/PartitionHost';
@@ -10,6 +12,8 @@ import { useOriginsGraphProps } from '../origins/OriginsPanel';
 import { registerMainView } from '../origins/state';
 import { OptimizeMenu } from '../origins/OptimizeMenu';
 import type { EdgeStyle } from '../graph/style';
+import { CompileButton } from '../compile/CompileView';
+import { can } from '../capabilities';
 
 export interface GraphPaneHandle {
   view(): GraphViewHandle | null;
@@ -29,7 +33,8 @@ export interface GraphPaneProps {
 export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function GraphPane({ theme, nodeFill, edgeStyle, legend }, ref) {
   const doc = useStudio(activeDoc);
   const view = useRef<GraphViewHandle>(null);
-  const history = useRef<string[]>([]);
+  // a node with more than one body (IF then / else, WHILE cond / body): which one to open
+  const [choosing, setChoosing] = useState<{ node: number; links: SubgraphLink[] } | null>(null);
   useImperativeHandle(ref, () => ({ view: () => view.current }), []);
   usePartitionLifecycle(doc);
   const partition = usePartitionColouring(doc, theme);
@@ -45,9 +50,9 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable)) return;
-      if (e.key === 'Backspace' && !e.shiftKey && history.current.length && doc) {
+      if (e.key === 'Backspace' && !e.shiftKey && doc?.back?.length) {
         e.preventDefault();
-        void showGraph(doc.id, history.current.pop()!);
+        graphBack(doc.id);
       }
     };
     window.addEventListener('keydown', onKey);
@@ -67,13 +72,15 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
   const unfoldable = doc.summary.graphs.some((g) => g.unfoldedOf === baseId);
   const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
 
-  const openSubgraph = (index: number) => {
+  const openSubgraph = async (index: number) => {
     const node = current?.graph.nodes[index];
-    const target = node?.subgraphs?.[0];
-    if (target && target !== doc.graphId) {
-      history.current.push(doc.graphId);
-      void showGraph(doc.id, target);
-    }
+    if (!node?.subgraphs?.length) return;
+    // the packed graph has no attributes: the roles (then / else, cond / body) come with the node's details
+    const known = doc.details?.node.id === node.id ? doc.details.node : null;
+    const full = known ?? (await workers().model.api.nodeDetails(doc.workerDocId, doc.graphId, index).then((d) => d.node, () => node));
+    const links = subgraphLinks(full, doc.summary.graphs);
+    if (links.length === 1) openGraph(doc.id, links[0]!.graphId);
+    else setChoosing({ node: index, links });
   };
 
   return (
@@ -85,10 +92,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             <select
               aria-label="Subgraph"
               value={baseId}
-              onChange={(e) => {
-                history.current.push(doc.graphId);
-                void showGraph(doc.id, preferredGraph(doc.summary, e.currentTarget.value));
-              }}
+              onChange={(e) => openGraph(doc.id, preferredGraph(doc.summary, e.currentTarget.value))}
             >
               {graphs.map((g, i) => (
                 <option key={g.id} value={g.id}>
@@ -98,8 +102,8 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             </select>
           </label>
         )}
-        {history.current.length > 0 && (
-          <button type="button" title="Back (Backspace)" onClick={() => void showGraph(doc.id, history.current.pop()!)}>
+        {(doc.back?.length ?? 0) > 0 && (
+          <button type="button" title="Back (Backspace)" onClick={() => graphBack(doc.id)}>
             ← Back
           </button>
         )}
@@ -111,6 +115,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
         )}
         <PartitionButton doc={doc} />
         <OptimizeMenu />
+        <CompileButton tabId={doc.id} can={can(doc.summary, 'compile')} />
         {legend}
         <span className="muted pane-hint">{doc.direction === 'TB' ? 'top to bottom' : 'left to right'} · Ctrl+F find · Space fit</span>
       </div>
@@ -128,13 +133,28 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
             theme={theme}
             selected={doc.selected}
             onSelect={(i) => void selectNode(i)}
-            onActivate={openSubgraph}
+            onActivate={(i) => void openSubgraph(i)}
             highlighted={partition.highlighted ?? origins.highlighted}
             onHover={origins.onHover}
             nodeFill={partition.nodeFill ?? nodeFill}
             nodeOutline={partition.nodeOutline}
             {...(edgeStyle ? { edgeStyle } : {})}
           />
+        )}
+        {choosing && current?.graph.nodes[choosing.node] && (
+          <BodyChooser
+            node={current.graph.nodes[choosing.node]!}
+            links={choosing.links}
+            onPick={(graphId) => {
+              setChoosing(null);
+              if (graphId) openGraph(doc.id, graphId);
+            }}
+          />
+        )}
+        {partition.highlightLegend && (
+          <div className="highlight-legend" role="note" aria-label="Highlight legend">
+            <span className="highlight-swatch" aria-hidden="true" /> {partition.highlightLegend}
+          </div>
         )}
         <AssignBar doc={doc} />
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
@@ -143,6 +163,37 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
     </section>
   );
 });
+
+/** WHILE (cond, body) and IF (then, else) have two bodies: double-click or Enter asks which to open. */
+function BodyChooser({ node, links, onPick }: { node: GraphNode; links: SubgraphLink[]; onPick(graphId: string | null): void }) {
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    <div
+      className="body-chooser"
+      role="dialog"
+      aria-label={`Open a body of ${node.type} ${node.name}`}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onPick(null);
+        }
+      }}
+    >
+      <div className="body-chooser-title">
+        Open a body of <b>{node.type}</b> <span className="muted">{node.name}</span>
+      </div>
+      {links.map((l, k) => (
+        <button key={l.graphId + l.role} ref={k === 0 ? first : undefined} type="button" onClick={() => onPick(l.graphId)}>
+          <b>{l.role}</b> <span className="muted">{l.title}</span>
+        </button>
+      ))}
+      <button type="button" className="body-chooser-cancel" onClick={() => onPick(null)}>
+        Cancel
+      </button>
+    </div>
+  );
+}
 
 /** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
 function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {

@@ -1,5 +1,6 @@
-import { useRef, useState, type RefObject } from 'react';
-import { useStudio } from '../store';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { useStudio, activeDoc, docLabel, type Doc } from '../store';
+import { showsGraph } from '../capabilities';
 import { activate, closeDoc, loadSample, openFiles, setTheme, toggleDirection } from '../actions';
 import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
@@ -14,6 +15,8 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
   const docs = useStudio((s) => s.docs);
   const activeId = useStudio((s) => s.activeId);
   const theme = useStudio((s) => s.theme);
+  // export and layout direction apply to a graph on screen, not to a capture's tables
+  const graphShown = useStudio((s) => showsGraph(activeDoc(s)?.summary));
   const input = useRef<HTMLInputElement>(null);
   const samples = useSamples();
   const [menu, setMenu] = useState(false);
@@ -85,26 +88,15 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
           </ul>
         )}
       </div>
-      <nav role="tablist" aria-label="Open models" className="tabs">
-        {docs.map((d) => (
-          <div key={d.id} className={`tab ${d.id === activeId ? 'active' : ''}`} ref={d.id === activeId ? revealTab : undefined}>
-            <button type="button" role="tab" aria-selected={d.id === activeId} onClick={() => activate(d.id)} title={d.title}>
-              {d.title}
-            </button>
-            <button type="button" className="tab-close" aria-label={`Close ${d.title}`} onClick={() => closeDoc(d.id)}>
-              ×
-            </button>
-          </div>
-        ))}
-      </nav>
+      <TabStrip docs={docs} activeId={activeId} />
       <div className="spacer" />
-      <button type="button" onClick={() => toggleDirection()} title="Layout direction (Ctrl+K)" disabled={!docs.length}>
+      <button type="button" onClick={() => toggleDirection()} title="Layout direction (Ctrl+K)" disabled={!graphShown}>
         TB/LR
       </button>
-      <button type="button" onClick={() => void exportCurrent(pane.current, 'png')} title="Export PNG (Ctrl+Shift+E)" disabled={!docs.length}>
+      <button type="button" onClick={() => void exportCurrent(pane.current, 'png')} title="Export PNG (Ctrl+Shift+E)" disabled={!graphShown}>
         PNG
       </button>
-      <button type="button" onClick={() => void exportCurrent(pane.current, 'svg')} title="Export SVG (Ctrl+Alt+E)" disabled={!docs.length}>
+      <button type="button" onClick={() => void exportCurrent(pane.current, 'svg')} title="Export SVG (Ctrl+Alt+E)" disabled={!graphShown}>
         SVG
       </button>
       <button type="button" onClick={() => useStudio.setState({ overlay: 'commands' })} title="Every action by name (Ctrl+Shift+P or F1)">
@@ -122,5 +114,87 @@ export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
         ?
       </button>
     </header>
+  );
+}
+
+/**
+ * The open tabs: a strip that scrolls sideways, with a shadow on the side where more tabs hide
+ * and, once they do not all fit, a menu listing every tab.
+ */
+function TabStrip({ docs, activeId }: { docs: Doc[]; activeId: string | null }) {
+  const strip = useRef<HTMLElement>(null);
+  const [cues, setCues] = useState({ left: false, right: false });
+  const [menu, setMenu] = useState(false);
+  const measure = useCallback(() => {
+    const el = strip.current;
+    if (!el) return;
+    const left = el.scrollLeft > 1;
+    const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+    setCues((c) => (c.left === left && c.right === right ? c : { left, right }));
+  }, []);
+  useEffect(() => {
+    const el = strip.current;
+    if (!el) return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    el.addEventListener('scroll', measure, { passive: true });
+    return () => {
+      ro.disconnect();
+      el.removeEventListener('scroll', measure);
+    };
+  }, [measure]);
+  useEffect(measure, [docs.length, activeId, measure]);
+  const overflowing = cues.left || cues.right;
+  return (
+    <>
+      <div className={`tabs-wrap${cues.left ? ' more-left' : ''}${cues.right ? ' more-right' : ''}`}>
+        <nav ref={strip} role="tablist" aria-label="Open models" className="tabs">
+          {docs.map((d) => (
+            <div key={d.id} className={`tab ${d.id === activeId ? 'active' : ''}`} ref={d.id === activeId ? revealTab : undefined}>
+              <button type="button" role="tab" aria-selected={d.id === activeId} onClick={() => activate(d.id)} title={docLabel(d)}>
+                {docLabel(d)}
+              </button>
+              <button type="button" className="tab-close" aria-label={`Close ${docLabel(d)}`} onClick={() => closeDoc(d.id)}>
+                ×
+              </button>
+            </div>
+          ))}
+        </nav>
+      </div>
+      {overflowing && (
+        <div className="menu-anchor">
+          <button type="button" className="tabs-all" aria-haspopup="menu" aria-expanded={menu} onClick={() => setMenu(!menu)} title="Every open tab">
+            {docs.length} tabs ▾
+          </button>
+          {menu && (
+            <ul
+              role="menu"
+              className="menu tabs-menu"
+              aria-label="Every open tab"
+              onMouseLeave={() => setMenu(false)}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') setMenu(false);
+              }}
+            >
+              {docs.map((d) => (
+                <li key={d.id} role="none">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    aria-current={d.id === activeId || undefined}
+                    onClick={() => {
+                      setMenu(false);
+                      activate(d.id);
+                    }}
+                  >
+                    {docLabel(d)}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </>
   );
 }

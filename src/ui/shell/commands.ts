@@ -5,7 +5,7 @@
  * greyed-out entries to wade through), the way VS Code's palette behaves.
  */
 import type { Doc, SidePanel, ThemeChoice } from '../store';
-import { useStudio } from '../store';
+import { docLabel, useStudio } from '../store';
 import type { GraphViewHandle } from '../graph/GraphView';
 import { activate, closeDoc, loadSample, setTheme, showDiagnostics, toggleDirection } from '../actions';
 import { checkParts, closePartition, downloadParts, newPartition, openPartition } from '../partition/state';
@@ -15,6 +15,7 @@ import { can, mainView } from '../capabilities';
 import { setDockAt, setInplace, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
 import { startRun } from '../run/state';
 import { loadableCommands } from '../loadable/commands';
+import { closeCompile, compileTab, downloadLoadable, downloadOrigins, openCompile, setCompileMode } from '../compile/state';
 
 export interface Command {
   /** stable id (tests and e2e address commands by it) */
@@ -63,9 +64,9 @@ export function buildCommands(ctx: CommandContext): Command[] {
   const optimizable = graph && can(graph.summary, 'optimize') ? graph : null;
 
   add({ id: 'file.open', group: 'File', title: 'Open files…', run: ctx.openPicker });
-  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${doc.title}`, run: () => closeDoc(doc.id) });
+  if (doc) add({ id: 'file.close', group: 'File', title: `Close tab ${docLabel(doc)}`, run: () => closeDoc(doc.id) });
   for (const d of ctx.docs) {
-    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${d.title}`, run: () => activate(d.id) });
+    if (d.id !== doc?.id) add({ id: `tab.${d.id}`, group: 'Tabs', title: `Go to tab ${docLabel(d)}`, run: () => activate(d.id) });
   }
 
   if (graph) {
@@ -154,6 +155,21 @@ export function buildCommands(ctx: CommandContext): Command[] {
       },
     });
   }
+  if (graph && can(graph.summary, 'compile')) {
+    const tab = graph.id;
+    const c = compileTab(tab);
+    if (!c.open) add({ id: 'compile.open', group: 'Compile', title: 'Compile for NVDLA (canonical and engine graphs, passes, memory, loadable)', keys: 'Ctrl+Shift+B', run: () => void openCompile(tab) });
+    else {
+      add({ id: 'compile.close', group: 'Compile', title: 'Close the compile view', keys: 'Ctrl+Shift+B', run: () => closeCompile(tab) });
+      add({ id: 'compile.graphs', group: 'Compile', title: 'Compile view: Caffe, canonical and engine graphs with the pass timeline', run: () => setCompileMode(tab, 'graphs') });
+      if (c.result?.loadableDocId) {
+        add({ id: 'compile.loadable', group: 'Compile', title: 'Compile view: the loadable with its Caffe layers', run: () => setCompileMode(tab, 'loadable') });
+        add({ id: 'compile.memory', group: 'Compile', title: 'Compile view: the memory plan over time', run: () => setCompileMode(tab, 'memory') });
+        add({ id: 'compile.download', group: 'Compile', title: `Download ${c.result.summary.loadableName}`, run: () => downloadLoadable(tab) });
+        add({ id: 'compile.download-origins', group: 'Compile', title: 'Download the origins sidecar (op slot -> Caffe layers)', run: () => downloadOrigins(tab) });
+      }
+    }
+  }
   for (const c of loadableCommands(doc, ctx.docs)) add(c);
 
   if (doc && can(doc.summary, 'profile')) add({ id: 'profile.diagnostics', group: 'Profile', title: 'Show the diagnostics of this capture', run: () => showDiagnostics(doc.id) });
@@ -177,6 +193,7 @@ export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
   { where: 'Anywhere', keys: 'Ctrl+K', what: 'Layout top to bottom / left to right' },
   { where: 'Anywhere', keys: 'Ctrl+Enter', what: 'Model properties' },
   { where: 'Anywhere', keys: 'Ctrl+B', what: 'Hide / show the side panel' },
+  { where: 'Anywhere', keys: 'Ctrl+Shift+B', what: 'Compile for NVDLA (a Caffe net with its weights): open / close the compile view' },
   { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the whole graph as PNG' },
   { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the whole graph as SVG' },
   { where: 'Anywhere', keys: '?', what: 'This list' },

@@ -45,3 +45,24 @@ export function useSamples(): SampleEntry[] {
   }, []);
   return samples;
 }
+
+/** What the studio opens, each with the sample group that shows it (the start page offers one of each). */
+export const OPENS: { group: string; what: string; files: string }[] = [
+  { group: 'models', what: 'Circle models', files: '.circle (ONE / TensorFlow Lite schema)' },
+  { group: 'partition', what: 'Partitions', files: '.part with its .circle (circle-partitioner)' },
+  { group: 'profiles', what: 'NNAPI profiles', files: 'systrace captures (.html, .trace.txt)' },
+  { group: 'caffe', what: 'Caffe nets', files: '.prototxt with its .caffemodel' },
+  { group: 'loadables', what: 'NVDLA loadables', files: '.nvdla (nvdla_compiler output)' },
+];
+
+/** The first (smallest listed) sample of each kind the studio opens, in `OPENS` order; kinds without a bundled sample are left out. */
+export function starterSamples(samples: readonly SampleEntry[]): { kind: (typeof OPENS)[number]; sample: SampleEntry | null }[] {
+  return OPENS.map((kind) => {
+    const group = samples.filter((s) => (s.group ?? 'models') === kind.group);
+    // a real model before a synthetic one, and the smallest of those
+    const real = group.filter((s) => !/synthetic/i.test(s.title));
+    const pool = real.length ? real : group;
+    const sample = [...pool].sort((a, b) => (a.operators ?? 0) - (b.operators ?? 0))[0] ?? null;
+    return { kind, sample: kind.group === 'caffe' ? (group.find((s) => (s.files?.length ?? 1) > 1) ?? sample) : sample };
+  });
+}

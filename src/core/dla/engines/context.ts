@@ -12,7 +12,7 @@ import { DlaExecError, type DlaPlace } from '../errors';
 import type { DlaHardware } from '../hardware';
 import type { DlaMemory, MemRef } from '../memory';
 import type { ErrorKind } from '../../errors';
-import type { DlaRunCache } from '../run';
+import type { DlaRunCache } from '../cache';
 
 /** Values passed on the fly from one engine to the next, CHW. */
 export interface Stream {

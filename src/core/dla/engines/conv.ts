@@ -28,7 +28,7 @@
 import type { DecodedStruct } from '../../loadable/structs';
 import { valueOf } from '../../loadable/structs';
 import type { Kernels } from '../../kernels/kernels';
-import type { DlaRunCache } from '../run';
+import type { DlaRunCache } from '../cache';
 import { MEM_TYPE, PIXEL_LAYOUTS, PRECISION, cubeOf, elementBytes, imageExtent, readFeature, readImage } from '../cube';
 import { convert, roundShiftRight } from '../fixed';
 import { halfTable } from '../half';

@@ -1,0 +1,76 @@
+/**
+ * The compile methods as the compile view drives them: a Caffe net compiled in the model service,
+ * its stage graphs and its loadable reachable through the ordinary calls, the form's choices, a
+ * recompile closing what the one before opened, failures as data.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createModelService } from './service';
+import type { CompileProgress, ModelWorkerApi } from './api';
+
+const blob = (bytes: Uint8Array | string) => new Blob([bytes as Uint8Array<ArrayBuffer>]);
+const file = (path: string) => ({ name: path.split('/').pop()!, blob: blob(readFileSync(path)) });
+const LENET = [file('test/fixtures/nvdla/golden/lenet_n1.prototxt'), file('test/fixtures/nvdla/lenet/lenet_iter_10000.caffemodel')];
+
+let service: ModelWorkerApi;
+let caffe: string;
+
+beforeAll(async () => {
+  service = createModelService();
+  const r = await service.open([...LENET, file('test/fixtures/nvdla/golden/lenet_calib_example.json')]);
+  if (!r.ok) throw new Error(r.error.message);
+  expect(r.summary.capabilities).toContain('compile');
+  caffe = r.docId;
+});
+
+describe('compile in the model worker', () => {
+  it("the form: nvdla_compiler's options with their real defaults, the JSON files of the set as calibration tables", async () => {
+    const f = await service.compileForm(caffe);
+    expect(f.defaults).toEqual({ profile: 'fast-math', cprecision: 'int8', configtarget: 'nv_full', quantizationMode: '', batch: 0, informat: 'nhwc' });
+    expect(f.specs.map((s) => s.name)).toEqual(['profile', 'cprecision', 'configtarget', 'quantizationMode', 'batch', 'informat']);
+    expect(f.specs.find((s) => s.name === 'configtarget')!.choices).toContain('opendla-small');
+    expect(f.calibrationFiles).toEqual(['lenet_calib_example.json']);
+  });
+
+  it('compiles with progress; the stage graphs and the loadable are documents the graph and loadable calls reach', async () => {
+    const steps: CompileProgress[] = [];
+    const r = await service.compile(caffe, { options: {}, calibration: null, caffeGraphId: 'net' }, (p) => steps.push(p));
+    if (!r.ok) throw new Error(r.error.message);
+    expect(steps.map((s) => s.done)).toEqual([0, 1, 3, 4]);
+    expect(r.bytes!.length).toBe(446352);
+    expect(Buffer.compare(Buffer.from(r.bytes!), readFileSync('test/fixtures/nvdla/golden/lenet-b1-nv_full-int8-fast-math.nvdla'))).toBe(0);
+    expect(JSON.parse(r.originsText!).tasks[0].ops[0].layers).toEqual(['conv1']);
+    const engine = await service.graphForView(r.graphDocId!, 'engine');
+    expect(engine.graph.nodes.filter((n) => n.kind === 'op').map((n) => n.name)).toContain('sdp-scale-0');
+    const found = await service.find(r.graphDocId!, 'pass:14', 'dc-conv-0');
+    expect(found.total).toBeGreaterThan(0);
+    const details = await service.nodeDetails(r.graphDocId!, 'canonical', 1);
+    expect(details.extra.find((x) => x.name === 'Caffe layers')!.value).toBe('conv1');
+    const overview = await service.loadableOverview(r.loadableDocId!);
+    expect(overview.tasks.map((t) => t.ops.length)).toEqual([10, 1]);
+
+    // a recompile closes the documents of the one before
+    const again = await service.compile(caffe, { options: { cprecision: 'fp16' }, calibration: { file: 'lenet_calib_example.json' }, caffeGraphId: 'net' });
+    if (!again.ok) throw new Error(again.error.message);
+    await expect(service.graphForView(r.graphDocId!, 'engine')).rejects.toMatchObject({ workerError: { kind: 'internal' } });
+    // fp16 ignores the table, with a warning saying so
+    expect(again.summary.diagnostics.some((d) => /calibration table only matters for int8/.test(d.message))).toBe(true);
+  });
+
+  it('a calibration table the user picked (a Blob) is read in the worker; a bad one fails as data naming it', async () => {
+    const good = await service.compile(caffe, { options: {}, calibration: { file: 'mine.json', blob: blob(readFileSync('test/fixtures/nvdla/golden/lenet_calib_example.json')) }, caffeGraphId: 'net' });
+    expect(good.ok && good.summary.calibration).toBe('mine.json');
+    const bad = await service.compile(caffe, { options: {}, calibration: { file: 'bad.json', blob: blob('{ "conv1": ') }, caffeGraphId: 'net' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.file).toBe('bad.json');
+  });
+
+  it('a refused net: the summary says why and names the layer; no loadable', async () => {
+    const r0 = await service.open([{ name: 'prelu.prototxt', blob: blob('input: "data"\ninput_shape { dim: 1 dim: 1 dim: 4 dim: 4 }\nlayer { name: "p" type: "PReLU" bottom: "data" top: "p" }\n') }, LENET[1]!]);
+    if (!r0.ok) throw new Error(r0.error.message);
+    const r = await service.compile(r0.docId, { options: {}, calibration: null, caffeGraphId: 'net' });
+    if (!r.ok) throw new Error(r.error.message);
+    expect([r.graphDocId, r.loadableDocId, r.bytes]).toEqual([null, null, null]);
+    expect(r.summary.diagnostics.find((d) => d.severity === 'error')!.layer).toBe('p');
+  });
+});

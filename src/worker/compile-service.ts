@@ -1,0 +1,118 @@
+/**
+ * Compile methods of the model service (issues 13 and 14), for documents with the `compile`
+ * capability (a Caffe net with its weights): the compile form, and `compile`, which runs the
+ * NVDLA compiler here in the worker and hands the compile view two documents like any other:
+ * the stage graphs (canonical, engine, the engine graph after each pass) as a document with the
+ * `graph` capability, and the loadable it wrote opened through the format registry (the
+ * loadable views read it). A new compile of the same document closes the two before it.
+ * Loaded by `service.ts` on first use.
+ */
+import * as Comlink from 'comlink';
+import type { CompileForm, CompileProgress, CompileViewResult, InputFile, ModelWorkerApi, OpenResult } from './api';
+import { serviceOf, type OpenedDocument } from '../core/document';
+import { toErrorInfo } from '../core/errors';
+import type { CompiledNet } from '../core/nvdla/service';
+
+export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile'>;
+
+export interface CompileHost {
+  /** the document with its values (a large caffemodel opened from its skeleton: once the whole file is read) */
+  doc(docId: string): Promise<OpenedDocument>;
+  /** keeps a document made here under a new id (the graph calls then reach it) */
+  adopt(doc: OpenedDocument): string;
+  open(files: InputFile[]): Promise<OpenResult>;
+  close(docId: string): Promise<void>;
+}
+
+/** The stage graphs of a compile as a document with the `graph` capability. */
+function stageDocument(net: CompiledNet, file: string): OpenedDocument {
+  const graphs = net.summary.graphs.map((g) => ({ id: g.id, name: g.name, stats: g.stats }));
+  const main = graphs[0];
+  return {
+    format: 'nvdla-compile',
+    summary: {
+      format: 'nvdla-compile',
+      file,
+      formatLabel: `NVDLA compile of ${file}`,
+      description: '',
+      properties: [],
+      graphs,
+      metadata: [],
+      signatures: [],
+      buffers: { count: 0, bytes: 0, external: 0 },
+      counts: { kind: 'graph', graphs: graphs.length, nodes: main?.stats.nodes ?? 0, edges: main?.stats.edges ?? 0 },
+      capabilities: ['graph'],
+    },
+    diagnostics: [],
+    services: { graph: net.graph },
+  };
+}
+
+const FORM_SPECS = async () => (await import('../core/nvdla/service')).COMPILE_OPTION_SPECS;
+
+export function createCompileService(host: CompileHost): { api: CompileApi; forget(docId: string): void } {
+  /** per source document: the documents of its last compile */
+  const made = new Map<string, string[]>();
+  const closeMade = async (docId: string) => {
+    for (const id of made.get(docId) ?? []) await host.close(id);
+    made.delete(docId);
+  };
+  return {
+    forget(docId) {
+      void closeMade(docId);
+    },
+    api: {
+      async compileForm(docId): Promise<CompileForm> {
+        const doc = await host.doc(docId);
+        const specs = [...(await FORM_SPECS())];
+        const defaults = (await import('../core/nvdla/service')).COMPILE_DEFAULTS;
+        return { specs, defaults: { ...defaults }, calibrationFiles: serviceOf(doc, 'compile').calibrationFiles() };
+      },
+      async compile(docId, request, onProgress): Promise<CompileViewResult> {
+        const t0 = performance.now();
+        const total = 4;
+        const step = (s: string, done: number) => onProgress?.({ step: s, done, total } satisfies CompileProgress);
+        const file = (await host.doc(docId).catch(() => null))?.summary.file ?? 'NPU Studio';
+        try {
+          step('reading the net and its weights', 0);
+          const doc = await host.doc(docId);
+          const service = serviceOf(doc, 'compile');
+          const calibration = request.calibration
+            ? { file: request.calibration.file, ...(request.calibration.blob ? { text: await request.calibration.blob.text() } : {}) }
+            : null;
+          step('compiling: network, canonical and engine graphs, passes, memory, emit', 1);
+          const net = await service.compile({ options: request.options, calibration }, request.caffeGraphId, () => performance.now());
+          step('opening the loadable', 3);
+          await closeMade(docId);
+          const ids: string[] = [];
+          const graphDocId = net.summary.graphs.length ? host.adopt(stageDocument(net, doc.summary.file)) : null;
+          if (graphDocId) ids.push(graphDocId);
+          let loadableDocId: string | null = null;
+          if (net.bytes) {
+            const opened = await host.open([{ name: net.summary.loadableName, blob: new Blob([net.bytes as Uint8Array<ArrayBuffer>]) }]);
+            if (!opened.ok) return { ok: false, error: opened.error };
+            loadableDocId = opened.docId;
+            ids.push(opened.docId);
+          }
+          made.set(docId, ids);
+          step('done', 4);
+          const { originsSidecarText } = await import('../core/nvdla/service');
+          const bytes = net.bytes ? net.bytes.slice() : null;
+          const result: CompileViewResult = {
+            ok: true,
+            graphDocId,
+            loadableDocId,
+            summary: net.summary,
+            bytes,
+            originsText: net.summary.origins ? originsSidecarText(net.summary.origins) : null,
+            ms: performance.now() - t0,
+          };
+          performance.measure(`npu:compile ${file}`, { start: t0, end: performance.now() });
+          return bytes ? Comlink.transfer(result, [bytes.buffer as ArrayBuffer]) : result;
+        } catch (e) {
+          return { ok: false, error: toErrorInfo(e, file) };
+        }
+      },
+    },
+  };
+}
