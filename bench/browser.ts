@@ -1,90 +1,263 @@
 /**
- * Browser figures, measured in the real app (production build, Debian Chromium, headless):
- * - drop to painted graph for circle models of 1,000 / 3,000 / 10,000 operators: from the drop
- *   event to the first frame the canvas drew for that graph (read, graph build, layout in the
- *   worker, transfer, first paint);
- * - pan and zoom at 10,000 operators driven by real input (mouse drag and wheel through CDP):
- *   frames per second (requestAnimationFrame callbacks that ran) and redraws per second, plus
- *   the renderer's draw time per frame; and the longest main-thread task seen during the drop.
- * Netron's figures for the same sizes (given in the issue) are printed beside ours for scale.
+ * Browser figures, measured in the real app (production build, Debian Chromium, headless), and
+ * Netron's beside them on the same files when NETRON_DIR points at a local copy of its browser
+ * build (the `source` folder of lutzroeder/netron, or a checkout holding it; kept outside this
+ * repository, served here by a static server):
+ * - open to painted graph for circle models of 1,000 / 3,000 / 10,000 / 100,000 operators
+ *   (test/support/circle-synthetic.ts: CONV_2D -> RELU -> ADD blocks with a skip, constant
+ *   weights), each app opening the same file on disk through its file input (a disk-backed File,
+ *   as a person's pick or drop gives; the drop handler calls the same code): from the input's
+ *   `change` event to the first frame drawn for that graph (ours: the canvas; Netron: its SVG
+ *   shown, after one more animation frame);
+ * - the longest main-thread task during the drop (Long Tasks API) and the renderer process's peak
+ *   resident memory (the page with its workers: /proc, sampled every 50 ms);
+ * - pan and zoom at 10,000 and 100,000 operators driven by real input (mouse drag and wheel
+ *   through CDP): frames per second (requestAnimationFrame callbacks that ran), redraws per
+ *   second and the renderer's draw time per frame.
+ * Without NETRON_DIR the Netron columns say "not measured"; no figure is quoted from elsewhere.
+ *
+ * Environment: SIZES=1000,100000 narrows the sizes, RUNS=3 the opens per size (median reported),
+ * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves our server, NETRON_PORT Netron's (a free port otherwise),
+ * TRACE=1 (TRACE_ONLY=1: nothing else) prints where the time of one open of the largest size goes
+ * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
+ * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event, TRACE=cpu the
+ * self time per function on every thread (V8's sampling profiler, on an unminified build); tracing
+ * costs time too, which inflates every figure.
+ * Run with `npm run bench -- browser` (or `npx tsx bench/browser.ts`).
  */
-import type { Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { write } from '../src/core/circle/write';
 import { resnetLikeCircle } from '../test/support/circle-synthetic';
 import { launchChromium, requireChromium, startPreview } from './support/harness';
+import { serveStatic, type StaticServer } from './support/static-server';
 
-const SIZES = [1000, 3000, 10000];
-const NETRON_PAINT_S: Record<number, number> = { 1000: 2.5, 3000: 6.5, 10000: 18.6 };
-const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5 };
+const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [1000, 3000, 10000, 100000];
+const RUNS = Math.max(1, Number(process.env.RUNS) || 3);
+const NETRON_TIMEOUT_S = Number(process.env.NETRON_TIMEOUT_S) || 120;
+const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5, 100000: 2.5 };
+const PAN_ZOOM_SIZES = [10000, 100000];
 
 requireChromium('Browser');
 if (!existsSync('public/samples/index.json')) spawnSync('node', ['scripts/make-samples.mjs'], { stdio: 'inherit' });
-const server = await startPreview({ port: 4391, outDir: '.cache/bench-browser' });
+const loadStart = loadavg()[0]!;
+// TRACE=cpu names functions: the build is left unminified
+const server = await startPreview({ port: 4391, outDir: '.cache/bench-browser', minify: process.env.TRACE !== 'cpu' });
+
+/** The folder with Netron's index.html: NETRON_DIR itself or its `source` folder. */
+function netronRoot(): string | null {
+  const dir = process.env.NETRON_DIR;
+  if (!dir) return null;
+  for (const d of [dir, join(dir, 'source')]) if (existsSync(join(d, 'index.html')) && existsSync(join(d, 'view.js'))) return d;
+  throw new Error(`NETRON_DIR=${dir} holds no Netron browser build (index.html and view.js, or source/ with them)`);
+}
+const netronDir = netronRoot();
+// Netron on a port of its own: NETRON_PORT, or a free one the system picks (never a neighbour's)
+const netron: StaticServer | null = netronDir ? await serveStatic(netronDir, Number(process.env.NETRON_PORT) || 0) : null;
+const netronVersion = netronDir ? netronVersionOf(netronDir) : '';
+
+function netronVersionOf(dir: string): string {
+  for (const p of [join(dir, 'package.json'), join(dir, '..', 'package.json')]) {
+    try {
+      const v = (JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string });
+      if (v.name === 'netron' && v.version) return v.version;
+    } catch {
+      /* next */
+    }
+  }
+  return '?';
+}
+
+// ------------------------------------------------------------------ renderer memory (/proc)
+
+/** All descendants of this process (Chromium and its children). */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(d));
+      children.set(ppid, list);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length) for (const c of children.get(stack.pop()!) ?? []) (out.push(c), stack.push(c));
+  return out;
+}
+
+/** Resident memory (bytes) of the largest renderer process: the page under test with its workers. */
+function rendererRss(): number {
+  let best = 0;
+  for (const pid of descendants(process.pid)) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) best = Math.max(best, Number(m[1]) * 1024);
+    } catch {
+      /* gone */
+    }
+  }
+  return best;
+}
+
+function sampleMemory(): () => number {
+  let peak = rendererRss();
+  const timer = setInterval(() => (peak = Math.max(peak, rendererRss())), 50);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, rendererRss());
+  };
+}
+
+// ------------------------------------------------------------------ dropping a file
+
+const tmp = mkdtempSync(join(tmpdir(), 'npu-bench-browser-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+/** The model as a file on disk (both apps open it through their file input). */
+function modelFile(name: string, bytes: Uint8Array): string {
+  const path = join(tmp, name);
+  writeFileSync(path, bytes);
+  return path;
+}
 
 interface DropFigures {
-  paintMs: number;
+  paintMs: number | null;
+  /** ours: until the edge labels are drawn too (a big graph's follow its first frame) */
+  labelsMs?: number | null;
+  longestTaskMs: number;
+  peakBytes: number;
+}
+
+async function watchLongTasks(page: Page) {
+  await page.evaluate(() => {
+    const w = window as unknown as { __longest: number };
+    w.__longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+}
+
+/**
+ * Opens `file` (a path on disk) through the page's file input, as a person picking it does: the
+ * File is backed by the disk file, never copied through the page. The time runs from the input's
+ * `change` event (a capturing listener in the page) to `painted()` turning true in the page.
+ */
+async function openAndTime(page: Page, input: string, file: string, app: 'ours' | 'netron', operators: number, timeoutMs: number): Promise<number | null> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __t0?: number; __longest: number };
+    delete w.__t0;
+    w.__longest = 0;
+    document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true, once: true });
+  });
+  const done = page.evaluate(
+    ({ app, operators, timeoutMs }) =>
+      new Promise<number | null>((resolve) => {
+        const w = window as unknown as { __t0?: number; __npuGraphStats?: { framesDrawn: number } };
+        // ours: the canvas drew a frame and the status bar names this graph's operator count;
+        // Netron: its graph's SVG is shown (body class `default`)
+        const isPainted = app === 'ours'
+          ? () => (w.__npuGraphStats?.framesDrawn ?? 0) > 0 && /\b(\d[\d,]*) nodes/.exec(document.querySelector('[role=status]')?.textContent ?? '')?.[1]?.replace(/,/g, '') === String(operators)
+          : () => document.body.classList.contains('default') && document.querySelector('#canvas .node') !== null;
+        const started = performance.now();
+        const poll = () => {
+          if (w.__t0 !== undefined && isPainted()) requestAnimationFrame(() => resolve(performance.now() - w.__t0!));
+          else if (performance.now() - started > timeoutMs) resolve(null);
+          else requestAnimationFrame(poll);
+        };
+        requestAnimationFrame(poll);
+      }),
+    { app, operators, timeoutMs },
+  );
+  await page.setInputFiles(input, file);
+  return done;
+}
+
+async function dropOurs(page: Page, file: string, operators: number, beforeDrop?: () => Promise<void>): Promise<DropFigures> {
+  // the studio reopens the tabs of the last load (kept in IndexedDB): every open starts from none
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.clearDataForOrigin', { origin: server.url, storageTypes: 'indexeddb' });
+  await cdp.detach();
+  await page.goto(`${server.url}/?sample=none`);
+  await watchLongTasks(page);
+  await page.evaluate(() => delete (window as unknown as { __npuGraphStats?: unknown }).__npuGraphStats);
+  await beforeDrop?.();
+  const peak = sampleMemory();
+  const paintMs = await openAndTime(page, '[data-testid=file-input]', file, 'ours', operators, 600_000);
+  // the edge labels: in when the page marks `npu:view:labels`, drawn one frame later
+  const labelsMs = paintMs === null ? null : await page.evaluate(
+    () =>
+      new Promise<number | null>((resolve) => {
+        const t0 = (window as unknown as { __t0: number }).__t0;
+        const started = performance.now();
+        const poll = () => {
+          const mark = performance.getEntriesByName('npu:view:labels').find((e) => e.startTime >= t0);
+          if (mark) requestAnimationFrame(() => resolve(performance.now() - t0));
+          else if (performance.now() - started > 120_000) resolve(null);
+          else requestAnimationFrame(poll);
+        };
+        poll();
+      }),
+  );
+  const peakBytes = peak();
+  const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
+  return { paintMs, labelsMs, longestTaskMs, peakBytes };
+}
+
+/** Netron: the same file through its file input; painted = the graph's SVG is shown (body class `default`), plus one frame. */
+async function dropNetron(page: Page, file: string): Promise<DropFigures> {
+  // the cookie-consent notice (shown when Netron cannot tell the country) would hold the page: it is answered already
+  await page.context().addCookies([{ name: 'consent', value: String(Date.now()), url: netron!.url }]);
+  await page.goto(`${netron!.url}/index.html`);
+  await page.waitForFunction(() => document.body.classList.contains('welcome'), undefined, { timeout: 30_000 });
+  await watchLongTasks(page);
+  const peak = sampleMemory();
+  const paintMs = await openAndTime(page, '#open-file-dialog', file, 'netron', 0, NETRON_TIMEOUT_S * 1000);
+  const peakBytes = peak();
+  const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
+  if (paintMs === null) {
+    // what Netron shows instead of a graph (a message, an error), for the console
+    const shown = await page.evaluate(() => `body class "${document.body.className}", message "${document.getElementById('message-text')?.textContent ?? ''}"`);
+    console.error(`Netron: no graph after ${NETRON_TIMEOUT_S} s for ${file}: ${shown}`);
+  }
+  return { paintMs, longestTaskMs, peakBytes };
+}
+
+// ------------------------------------------------------------------ pan and zoom
+
+interface PanZoomFigures {
+  fps: number;
+  redrawsPerSecond: number;
+  drawMedianMs: number;
+  drawP95Ms: number;
   longestTaskMs: number;
 }
 
-async function dropAndPaint(page: Page, name: string, bytes: Uint8Array, operators: number): Promise<DropFigures> {
-  await page.goto(`${server.url}/?sample=none`);
-  await page.evaluate(() => {
-    (window as unknown as { __longest: number }).__longest = 0;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        const w = window as unknown as { __longest: number };
-        w.__longest = Math.max(w.__longest, e.duration);
-      }
-    }).observe({ type: 'longtask', buffered: false });
-  });
-  // the file is made in the page first, so the timing starts at the drop itself
-  await page.evaluate(
-    async ({ b64, name }) => {
-      const bin = atob(b64);
-      const u8 = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
-      (window as unknown as { __file: File }).__file = new File([u8], name);
-    },
-    { b64: Buffer.from(bytes).toString('base64'), name },
-  );
-  const paintMs = await page.evaluate(
-    ({ operators }) =>
-      new Promise<number>((resolve) => {
-        const w = window as unknown as { __file: File; __npuGraphStats?: { framesDrawn: number } };
-        const dt = new DataTransfer();
-        dt.items.add(w.__file);
-        const t0 = performance.now();
-        const status = document.querySelector('[role=status]')!;
-        const poll = () => {
-          if ((w.__npuGraphStats?.framesDrawn ?? 0) > 0 && status.textContent?.includes(`${operators} nodes`)) resolve(performance.now() - t0);
-          else requestAnimationFrame(poll);
-        };
-        delete w.__npuGraphStats;
-        document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-        requestAnimationFrame(poll);
-      }),
-    { operators },
-  );
-  const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
-  return { paintMs, longestTaskMs };
-}
-
-async function panZoom(page: Page, seconds: number) {
-  const canvas = page.getByTestId('graph-canvas');
-  const box = (await canvas.boundingBox())!;
+/** Drags (pan) and wheel steps (zoom in and out around the pointer) on `target` for `seconds`. */
+async function panZoom(page: Page, target: string, seconds: number, zoomWithCtrl: boolean): Promise<PanZoomFigures> {
+  const box = (await page.locator(target).first().boundingBox())!;
   const cx = box.x + box.width / 2;
   const cy = box.y + box.height / 2;
   await page.evaluate(() => {
-    const w = window as unknown as { __raf: number; __rafOn: boolean; __npuGraphStats: { framesDrawn: number; lastFrameMs: number }; __draws: number[] };
+    const w = window as unknown as { __raf: number; __rafOn: boolean; __npuGraphStats?: { framesDrawn: number; lastFrameMs: number }; __draws: number[]; __longest: number };
     w.__raf = 0;
     w.__rafOn = true;
     w.__draws = [];
-    let last = w.__npuGraphStats.framesDrawn;
+    w.__longest = 0;
+    let last = w.__npuGraphStats?.framesDrawn ?? 0;
     const tick = () => {
       w.__raf++;
-      if (w.__npuGraphStats.framesDrawn !== last) {
+      if (w.__npuGraphStats && w.__npuGraphStats.framesDrawn !== last) {
         last = w.__npuGraphStats.framesDrawn;
         w.__draws.push(w.__npuGraphStats.lastFrameMs);
       }
@@ -96,19 +269,20 @@ async function panZoom(page: Page, seconds: number) {
   let step = 0;
   await page.mouse.move(cx, cy);
   while (Date.now() - t0 < seconds * 1000) {
-    // alternate: a drag (pan) and a few wheel steps (zoom in and out around the pointer)
     if (step % 2 === 0) {
       await page.mouse.down();
       for (let i = 0; i < 10; i++) await page.mouse.move(cx + Math.sin((step + i) / 3) * 200, cy + Math.cos((step + i) / 4) * 150);
       await page.mouse.up();
     } else {
+      if (zoomWithCtrl) await page.keyboard.down('Control');
       for (let i = 0; i < 6; i++) await page.mouse.wheel(0, i < 3 ? -120 : 120);
+      if (zoomWithCtrl) await page.keyboard.up('Control');
     }
     step++;
   }
   const elapsed = (Date.now() - t0) / 1000;
   return page.evaluate((elapsed) => {
-    const w = window as unknown as { __raf: number; __rafOn: boolean; __draws: number[] };
+    const w = window as unknown as { __raf: number; __rafOn: boolean; __draws: number[]; __longest: number };
     w.__rafOn = false;
     const d = [...w.__draws].sort((a, b) => a - b);
     return {
@@ -116,42 +290,242 @@ async function panZoom(page: Page, seconds: number) {
       redrawsPerSecond: d.length / elapsed,
       drawMedianMs: d[Math.floor(d.length / 2)] ?? NaN,
       drawP95Ms: d[Math.floor(d.length * 0.95)] ?? NaN,
+      longestTaskMs: w.__longest,
     };
   }, elapsed);
 }
 
-const browser = await launchChromium();
+// ------------------------------------------------------------------ trace (TRACE=1)
+
+interface TraceEvent {
+  name: string;
+  cat: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  id?: string;
+  id2?: { local?: string };
+  args?: {
+    name?: string;
+    data?: {
+      functionName?: string; url?: string; lineNumber?: number; type?: string;
+      // V8 sampling profiler chunks (TRACE=cpu)
+      cpuProfile?: { nodes?: { id: number; callFrame: { functionName?: string; url?: string; lineNumber?: number } }[]; samples?: number[] };
+      timeDeltas?: number[];
+    };
+  };
+}
+
+/**
+ * TRACE=cpu: self time per function and thread from V8's sampling profiler (ProfileChunk events;
+ * one profile per thread, its nodes and samples spread over the chunks).
+ */
+function printCpuProfiles(events: TraceEvent[]) {
+  const threadName = new Map<string, string>();
+  for (const e of events) if (e.name === 'thread_name' && e.args?.name) threadName.set(`${e.pid}:${e.tid}`, e.args.name);
+  const profiles = new Map<string, { thread: string; frames: Map<number, string>; self: Map<number, number> }>();
+  for (const e of events) {
+    if (e.name !== 'ProfileChunk') continue;
+    const key = `${e.pid}:${e.id ?? ''}`;
+    let p = profiles.get(key);
+    if (!p) profiles.set(key, (p = { thread: threadName.get(`${e.pid}:${e.tid}`) ?? `${e.tid}`, frames: new Map(), self: new Map() }));
+    const d = e.args?.data;
+    for (const n of d?.cpuProfile?.nodes ?? []) {
+      const f = n.callFrame;
+      p.frames.set(n.id, `${f.functionName || '(anonymous)'} ${(f.url ?? '').split('/').pop()}:${(f.lineNumber ?? -1) + 1}`);
+    }
+    const samples = d?.cpuProfile?.samples ?? [];
+    const deltas = d?.timeDeltas ?? [];
+    for (let k = 0; k < samples.length; k++) p.self.set(samples[k]!, (p.self.get(samples[k]!) ?? 0) + (deltas[k] ?? 0));
+  }
+  for (const p of profiles.values()) {
+    const byFrame = new Map<string, number>();
+    for (const [id, us] of p.self) {
+      const f = p.frames.get(id) ?? `node ${id}`;
+      byFrame.set(f, (byFrame.get(f) ?? 0) + us);
+    }
+    const total = [...byFrame.values()].reduce((a, b) => a + b, 0);
+    const busy = [...byFrame.entries()].filter(([f]) => !f.startsWith('(idle)') && !f.startsWith('(program)'));
+    if (busy.reduce((a, [, v]) => a + v, 0) < 50_000) continue;
+    console.log(`\n| ${p.thread}: function (self time of ${(total / 1000).toFixed(0)} ms sampled) | ms |\n|---|---:|`);
+    for (const [f, us] of busy.sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`| ${f} | ${(us / 1000).toFixed(1)} |`);
+  }
+}
+
+async function traceDrop(page: Page, file: string, operators: number) {
+  const cdp: CDPSession = await page.context().newCDPSession(page);
+  const events: TraceEvent[] = [];
+  cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
+  const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
+  // tracing starts once the file is made in the page, right before the drop
+  const figures = await dropOurs(page, file, operators, async () => {
+    await cdp.send('Tracing.start', {
+      transferMode: 'ReportEvents',
+      // TRACE=2 adds the main thread's timeline events (and their overhead, which inflates every figure)
+      // TRACE=cpu adds V8's sampling profiler on every thread (the UI thread and both workers)
+      traceConfig: {
+        includedCategories: [
+          'blink.user_timing', 'toplevel',
+          ...(process.env.TRACE === '2' ? ['devtools.timeline'] : []),
+          ...(process.env.TRACE === 'cpu' ? ['disabled-by-default-v8.cpu_profiler'] : []),
+        ],
+      },
+    });
+  });
+  console.log(`\nOpen to painted while tracing: ${secs(figures.paintMs)}`);
+  await cdp.send('Tracing.end');
+  await done;
+  return events;
+}
+
+function printTrace(events: TraceEvent[]) {
+  const threadName = new Map<string, string>();
+  for (const e of events) if (e.name === 'thread_name' && e.args?.name) threadName.set(`${e.pid}:${e.tid}`, e.args.name);
+  // User Timing measures (async begin/end pairs) on every thread
+  const open = new Map<string, TraceEvent>();
+  const measures: { thread: string; name: string; start: number; ms: number }[] = [];
+  for (const e of events) {
+    if (!e.cat.includes('blink.user_timing') || !e.name.startsWith('npu:')) continue;
+    const key = `${e.pid}:${e.tid}:${e.name}:${e.id ?? e.id2?.local ?? ''}`;
+    if (e.ph === 'b') open.set(key, e);
+    else if (e.ph === 'e') {
+      const b = open.get(key);
+      if (b) measures.push({ thread: threadName.get(`${e.pid}:${e.tid}`) ?? `${e.tid}`, name: e.name, start: b.ts, ms: (e.ts - b.ts) / 1000 });
+    }
+  }
+  measures.sort((a, b) => a.start - b.start);
+  const t0 = measures[0]?.start ?? 0;
+  console.log('\n| at (ms) | thread | User Timing measure | ms |\n|---:|---|---|---:|');
+  for (const m of measures) console.log(`| ${((m.start - t0) / 1000).toFixed(0)} | ${m.thread} | ${m.name} | ${m.ms.toFixed(1)} |`);
+  // main thread self time per event name
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.name === 'ParseHTML' || x.pid === e.pid && x.cat.includes('blink.user_timing')));
+  if (!main) return;
+  const xs = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const self = new Map<string, number>();
+  const stack: { e: TraceEvent; child: number }[] = [];
+  const close = (until: number) => {
+    while (stack.length && stack[stack.length - 1]!.e.ts + stack[stack.length - 1]!.e.dur! <= until) {
+      const top = stack.pop()!;
+      self.set(top.e.name, (self.get(top.e.name) ?? 0) + top.e.dur! - top.child);
+      if (stack.length) stack[stack.length - 1]!.child += top.e.dur!;
+    }
+  };
+  const tasks: { ms: number; at: number; what: Map<string, number> }[] = [];
+  let task: { ms: number; at: number; what: Map<string, number> } | null = null;
+  for (const e of xs) {
+    close(e.ts);
+    if (stack.length === 0) {
+      task = { ms: e.dur! / 1000, at: (e.ts - t0) / 1000, what: new Map() };
+      tasks.push(task);
+    } else if (task) {
+      // what the task did: script by function (and file), or the event's name
+      const d = e.args?.data;
+      const label = d?.functionName !== undefined || d?.url ? `${e.name} ${d.functionName || '(anonymous)'} ${(d.url ?? '').split('/').pop()}:${d.lineNumber ?? ''}` : d?.type ? `${e.name} ${d.type}` : e.name;
+      task.what.set(label, (task.what.get(label) ?? 0) + e.dur! / 1000);
+    }
+    stack.push({ e, child: 0 });
+  }
+  close(Infinity);
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  console.log('\n| UI-thread trace event | self ms |\n|---|---:|');
+  for (const [n, us] of top) console.log(`| ${n} | ${(us / 1000).toFixed(1)} |`);
+  tasks.sort((a, b) => b.ms - a.ms);
+  console.log('\nLongest UI-thread tasks:');
+  for (const t of tasks.slice(0, 6)) {
+    const top = [...t.what.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${v.toFixed(0)} ms`);
+    console.log(`- ${t.ms.toFixed(0)} ms at ${t.at.toFixed(0)} ms: ${top.join('; ')}`);
+  }
+}
+
+// ------------------------------------------------------------------ run
+
+const mb = (b: number) => `${Math.round(b / 1048576).toLocaleString('en')} MB`;
+const secs = (ms: number | null) => (ms === null ? `over ${NETRON_TIMEOUT_S} s (stopped)` : `${(ms / 1000).toFixed(2)} s`);
+
+async function median(drop: () => Promise<DropFigures>, runs: number): Promise<{ med: DropFigures; longest: number; peak: number }> {
+  const all: DropFigures[] = [];
+  for (let r = 0; r < runs; r++) {
+    const f = await drop();
+    all.push(f);
+    if (f.paintMs === null) break; // a drop that timed out is not repeated
+  }
+  all.sort((a, b) => (a.paintMs ?? Infinity) - (b.paintMs ?? Infinity));
+  return { med: all[Math.floor((all.length - 1) / 2)]!, longest: Math.max(...all.map((x) => x.longestTaskMs)), peak: Math.max(...all.map((x) => x.peakBytes)) };
+}
+
+let browser: Browser | null = null;
 try {
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // tsx compiles this file with esbuild's keepNames, which wraps named functions in `__name(...)`;
   // the functions passed to page.evaluate carry that call into the page, so define it there.
   await page.addInitScript('window.__name = (f) => f');
+  // Netron's browser host replaces window.eval with a function that throws, which would break the
+  // driver's own page.evaluate; assignments to it are ignored instead (Netron never calls eval)
+  await page.addInitScript("{ const e = window.eval; Object.defineProperty(window, 'eval', { get: () => e, set: () => {}, configurable: true }); }");
   const rows: string[] = [];
-  let pz: Awaited<ReturnType<typeof panZoom>> | null = null;
-  for (const n of SIZES) {
+  const pzRows: string[] = [];
+  for (const n of process.env.TRACE_ONLY ? [] : SIZES) {
     const bytes = write(resnetLikeCircle({ operators: n, name: `resnet_like_${n}` }));
-    await dropAndPaint(page, `warmup_${n}.circle`, bytes, n); // warm the code caches once
-    const runs: DropFigures[] = [];
-    for (let r = 0; r < 3; r++) runs.push(await dropAndPaint(page, `resnet_like_${n}.circle`, bytes, n));
-    runs.sort((a, b) => a.paintMs - b.paintMs);
-    const med = runs[1]!;
-    const longest = Math.max(...runs.map((x) => x.longestTaskMs));
+    const file = modelFile(`resnet_like_${n}.circle`, bytes);
+    await dropOurs(page, modelFile(`warmup_${n}.circle`, bytes), n); // warm the code caches once
+    const ours = await median(() => dropOurs(page, file, n), n >= 100000 ? Math.min(RUNS, 3) : RUNS);
+    let netronCells = ['not measured (NETRON_DIR unset)', '', '', ''];
+    let theirs: Awaited<ReturnType<typeof median>> | null = null;
+    if (netron) {
+      theirs = await median(() => dropNetron(page, file), n >= 10000 ? 1 : RUNS);
+      const t = theirs.med.paintMs;
+      netronCells = [
+        secs(t),
+        t === null ? `> ${(NETRON_TIMEOUT_S * 1000 / ours.med.paintMs!).toFixed(0)}x` : `${(t / ours.med.paintMs!).toFixed(1)}x`,
+        theirs.longest > 0 ? `${theirs.longest.toFixed(0)} ms` : 'none over 50 ms',
+        mb(theirs.peak),
+      ];
+    }
     rows.push(
-      `| ${n.toLocaleString('en')} | ${(med.paintMs / 1000).toFixed(2)} s | ${TARGET_S[n]} s | ${NETRON_PAINT_S[n]} s | ${(NETRON_PAINT_S[n]! / (med.paintMs / 1000)).toFixed(1)}x | ${longest > 0 ? `${longest.toFixed(0)} ms` : 'none over 50 ms'} |`,
+      `| ${n.toLocaleString('en')} | ${(bytes.length / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
     );
-    if (n === 10000) pz = await panZoom(page, 3);
+    if (PAN_ZOOM_SIZES.includes(n)) {
+      await dropOurs(page, file, n);
+      const pz = await panZoom(page, '[data-testid=graph-canvas]', 3, false);
+      let netronPz = 'not measured';
+      if (netron && theirs && theirs.med.paintMs !== null) {
+        await dropNetron(page, file);
+        const t = await panZoom(page, '#target', 3, true);
+        netronPz = `${t.fps.toFixed(1)} fps`;
+      } else if (netron) netronPz = 'no graph to pan';
+      pzRows.push(
+        `| ${n.toLocaleString('en')} | ${pz.fps.toFixed(1)} | ${pz.redrawsPerSecond.toFixed(1)} | ${pz.drawMedianMs.toFixed(2)} / ${pz.drawP95Ms.toFixed(2)} ms | ${pz.longestTaskMs > 0 ? `${pz.longestTaskMs.toFixed(0)} ms` : 'none over 50 ms'} | >= 60 fps | ${netronPz} |`,
+      );
+    }
   }
-  console.log('## Browser: drop to painted graph (median of 3, Chromium headless, 1400x900)\n');
-  console.log('| operators | ours | target | Netron 9.2 | Netron / ours | longest main-thread task (Long Tasks API) |');
-  console.log('|---:|---:|---:|---:|---:|---:|');
+  const loadEnd = loadavg()[0]!;
+  const nv = netron ? `Netron ${netronVersion}` : 'Netron';
+  console.log(`## Browser: open to painted graph (median of ${RUNS}, Chromium headless, 1400x900; load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end)\n`);
+  console.log(`| operators | file | ours: graph drawn | ours: with edge labels | target | longest UI-thread task | renderer peak RSS | ${nv} | ${nv} / ours | ${nv} longest task | ${nv} peak RSS |`);
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(r);
-  if (pz) {
-    console.log('\n## Browser: pan and zoom at 10,000 operators (mouse drag + wheel for 3 s)\n');
-    console.log('| frames per second | redraws per second | draw time median | draw time p95 | target | Netron 9.2 |');
-    console.log('|---:|---:|---:|---:|---:|---:|');
-    console.log(`| ${pz.fps.toFixed(1)} | ${pz.redrawsPerSecond.toFixed(1)} | ${pz.drawMedianMs.toFixed(2)} ms | ${pz.drawP95Ms.toFixed(2)} ms | >= 55 fps | 15 fps |`);
+  if (!netron) console.log('\nNetron was not measured: set NETRON_DIR to a local copy of its browser build (see the comment at the top of bench/browser.ts).');
+  if (pzRows.length) {
+    console.log('\n## Browser: pan and zoom (mouse drag + wheel for 3 s)\n');
+    console.log(`| operators | frames per second | redraws per second | draw time median / p95 | longest UI-thread task | target | ${nv} |`);
+    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of pzRows) console.log(r);
+  }
+  if (process.env.TRACE) {
+    const n = Math.max(...SIZES);
+    const file = modelFile(`trace_${n}.circle`, write(resnetLikeCircle({ operators: n, name: `resnet_like_${n}` })));
+    console.log(`\n## Where the time of one open goes (${n.toLocaleString('en')} operators, Chromium trace)`);
+    const events = await traceDrop(page, file, n);
+    // TRACE_OUT=file.json keeps the trace (chrome://tracing and DevTools open it)
+    if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify({ traceEvents: events }));
+    printTrace(events);
+    if (process.env.TRACE === 'cpu') printCpuProfiles(events);
   }
 } finally {
-  await browser.close();
+  await browser?.close();
+  await netron?.stop();
   server.stop();
 }

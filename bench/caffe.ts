@@ -419,10 +419,8 @@ else {
         // the page's CSP is bypassed and window.eval kept; neither touches how Netron reads a model
         const page = await b.newPage({ viewport: { width: 1400, height: 1000 }, ...(netron ? { bypassCSP: true } : {}) });
         if (netron) {
-          await page.addInitScript(() => {
-            const keep = window.eval;
-            Object.defineProperty(window, 'eval', { get: () => keep, set: () => {}, configurable: false });
-          });
+          // as text, not a function: tsx would wrap a function in its __name helper, which the page lacks
+          await page.addInitScript("window.__name = (f) => f; { const keep = window.eval; Object.defineProperty(window, 'eval', { get: () => keep, set: () => {}, configurable: true }); }");
           // the cookie notice Netron shows once (consent given earlier) would hold the file dialog
           await page.context().addCookies([{ name: 'consent', value: String(Date.now()), url }]);
         }

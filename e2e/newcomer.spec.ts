@@ -103,7 +103,7 @@ test.describe('newcomer', () => {
     await expect(page.getByRole('status')).toContainText('Part_Add_Sub_000.circle · 3 nodes');
     await dropFiles(page, [sample('Part_Add_Sub_000.part')]);
     const dock = page.getByRole('region', { name: 'Partition editor' });
-    await expect(dock).toBeVisible();
+    await expect(dock).toBeVisible({ timeout: 30_000 }); // Monaco loads on first use
     await expect(page.locator('.part-editor .view-lines')).toContainText('SUB=acl_cl');
     await shot(page, 'part-alone');
     // 15: the highlight of the line at the cursor has a legend

@@ -171,6 +171,7 @@ test.describe('command palette, keyboard help, resizable panes', () => {
   });
 
   test('the partition editor moves beside the graph and back, resizes there, and the hash keeps it', async ({ page }) => {
+    test.setTimeout(120_000); // Monaco's first load and two relayouts on a loaded 2-core machine
     await page.goto('/?sample=Net_InstanceNorm_003.circle');
     await expect(page.getByRole('button', { name: 'MEAN Mean_of_ifm' })).toBeVisible();
     await page.getByRole('button', { name: 'New partition' }).click();

@@ -52,9 +52,10 @@ export function benchPort(fallback: number): number {
  * another preview is serving), then `vite preview` of that build on the port (BENCH_PORT
  * overrides it); resolves once the server answers.
  */
-export async function startPreview({ port, outDir }: { port: number; outDir?: string }): Promise<Server> {
+export async function startPreview({ port, outDir, minify = true }: { port: number; outDir?: string; minify?: boolean }): Promise<Server> {
   const out = outDir ? ['--outDir', outDir] : [];
-  const built = spawnSync('npx', ['vite', 'build', ...out, ...(outDir ? ['--emptyOutDir'] : []), '--logLevel', 'error'], { stdio: 'inherit' });
+  // minify false: function names stay readable in a CPU profile
+  const built = spawnSync('npx', ['vite', 'build', ...out, ...(outDir ? ['--emptyOutDir'] : []), ...(minify ? [] : ['--minify', 'false']), '--logLevel', 'error'], { stdio: 'inherit' });
   if (built.status !== 0) process.exit(1);
   return serve('vite preview', ['preview', ...out], benchPort(port), '/');
 }

@@ -18,11 +18,13 @@ import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
 import { useCaffeErrorFills } from './run-loadable/caffe-fills';
+import { bindNodeDisplay } from './graph/display';
 import { CompileView } from './compile/CompileView';
 import { toggleCompile, useCompile } from './compile/state';
 import { starterSamples, useSamples } from './shell/samples';
 
 bindLayoutToHash();
+bindNodeDisplay();
 
 declare const __DEFAULT_SAMPLE__: string;
 let sampleOpened = false;

@@ -6,14 +6,16 @@ import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, docLabel, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { DocumentSummary, InputFile, OpenOptions } from '../worker/api';
-import { unpackGraph } from '../core/graph/pack';
-import { registerPreparedScene } from './graph/prepared';
+import { unpackGraphSliced } from '../core/graph/pack';
+import { useLayout } from './shell/layout';
+import { applySceneLabels, registerPreparedScene } from './graph/prepared';
+import type { GraphLayout } from '../core/graph/layout-types';
+import type { SceneLabels } from '../core/graph/view/scene';
 import { profileDiagnosticsAlert } from './profile/diagnostics-summary';
 import { can, mainView, showsGraph } from './capabilities';
 import { loadableDamageAlert } from './loadable/damage-alert';
 import { errorAlert } from './errors';
 import { distinctLabel, groupFiles, isPartName } from './file-sets';
-import { useLayout } from './shell/layout';
 import { keepSession, keptTabs } from './shell/session';
 
 let modelClient: ModelWorkerClient | null = null;
@@ -226,6 +228,8 @@ async function reopenAll() {
 }
 
 let layoutSeq = 0;
+/** how long after a view is shown its whole graph is built in the model worker */
+const WARM_GRAPH_AFTER_MS = 1000;
 
 /** Builds the graph in the model worker, lays it out in the layout worker, shows it. */
 export async function showGraph(docId: string, graphId: string, direction?: Direction) {
@@ -243,6 +247,9 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
     });
     if (seq !== layoutSeq) return;
     updateDoc(docId, { view: { graphId, graph, layout: result, direction: dir }, loading: null });
+    // the model worker builds the whole graph (node details, find) once the view is drawn and its
+    // labels are in (a click before then builds it on the spot)
+    setTimeout(() => void model.api.warmGraph(doc.workerDocId, graphId).catch(() => undefined), WARM_GRAPH_AFTER_MS);
   } catch (e) {
     if (e instanceof LayoutCancelled) {
       if (seq === layoutSeq) updateDoc(docId, { loading: null });
@@ -260,12 +267,36 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
  */
 export async function prepareGraphView(workerDocId: string, graphId: string, direction: Direction, onProgress?: (phase: string, fraction: number) => void) {
   const { model, layout } = workers();
-  const { pack, layoutInput } = await model.api.packedGraphForView(workerDocId, graphId);
-  const graph = unpackGraph(pack);
+  const t0 = performance.now();
+  const { pack, forLayout } = await model.api.packedGraphForView(workerDocId, graphId);
+  const t1 = performance.now();
+  const { attributes, weights, names } = useLayout.getState();
+  const display = { attributes, weights, names };
+  // the layout worker gets the model worker's copy (transferred on) and starts at once; this thread unpacks its own in slices meanwhile
   onProgress?.('layout', 0);
-  const prepared = await layout.prepareView(pack, layoutInput, { direction, nodesep: 20, ranksep: 30 }, onProgress);
-  registerPreparedScene(prepared.layout, prepared.scene);
+  // a big graph's edge labels come after its scene: kept until the scene is registered, then put in
+  let labelsFor: GraphLayout | null = null;
+  let early: SceneLabels | null = null;
+  const onLabels = (labels: SceneLabels) => {
+    if (labelsFor) applySceneLabels(labelsFor, labels);
+    else early = labels;
+  };
+  const preparing = layout.prepareView(forLayout, { direction, nodesep: 20, ranksep: 30 }, display, onProgress, onLabels);
+  const unpacked = unpackGraphSliced(pack, nextTask);
+  const [prepared, { graph, strings }] = await Promise.all([preparing, unpacked]);
+  performance.measure('npu:view:graph-request', { start: t0, end: t1 });
+  performance.measure('npu:view:prepare', { start: t1, end: performance.now() });
+  registerPreparedScene(prepared.layout, prepared.scene, strings);
+  labelsFor = prepared.layout;
+  if (early) applySceneLabels(labelsFor, early);
+  // the moment a view's edge labels are in (benches read it)
+  else if (!prepared.labelsLater) performance.mark('npu:view:labels');
   return { graph, layout: prepared.layout };
+}
+
+/** A zero-delay yield to the event loop (a macrotask, so input and rendering get their turn). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Opens another graph of the tab (an IF or WHILE body, the subgraph selector), remembering where it came from. */

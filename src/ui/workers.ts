@@ -5,7 +5,8 @@
  * keeps (Blobs, not copies), and the user is told.
  */
 import * as Comlink from 'comlink';
-import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView } from '../worker/api';
+import type { InputFile, LayoutWorkerApi, ModelWorkerApi, GraphLayout, GraphPack, LayoutInput, LayoutOptions, PreparedView, DisplayOptions, SceneLabels } from '../worker/api';
+import { packBuffers } from '../core/graph/pack';
 import { fromWorker } from './errors';
 
 type Listener = (event: { kind: 'restarted' | 'crashed'; message: string }) => void;
@@ -83,6 +84,12 @@ export class LayoutWorkerClient {
   private api: Comlink.Remote<LayoutWorkerApi> | null = null;
   private pendingReject: ((e: Error) => void) | null = null;
 
+  constructor() {
+    // started with the model worker (the first file opened), so it has loaded its code by the
+    // time the first graph is ready to lay out
+    this.ensure();
+  }
+
   private ensure() {
     if (!this.worker) {
       this.worker = new Worker(new URL('../worker/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' });
@@ -105,12 +112,19 @@ export class LayoutWorkerClient {
   }
 
   /** layout plus the renderer's scene, both in the worker */
-  async prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView> {
+  /** the pack's buffers are transferred to the worker (the caller must not use them afterwards) */
+  async prepareView(
+    pack: GraphPack,
+    options: LayoutOptions,
+    display: DisplayOptions,
+    onProgress?: (phase: string, fraction: number) => void,
+    onLabels?: (labels: SceneLabels) => void,
+  ): Promise<PreparedView> {
     const api = this.ensure();
     return await new Promise<PreparedView>((resolve, reject) => {
       this.pendingReject = reject;
       api
-        .prepareView(pack, input, options, onProgress ? Comlink.proxy(onProgress) : undefined)
+        .prepareView(Comlink.transfer(pack, packBuffers(pack)), options, display, onProgress ? Comlink.proxy(onProgress) : undefined, onLabels ? Comlink.proxy(onLabels) : undefined)
         .then(resolve, (e: unknown) => reject(fromWorker(e)))
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;
@@ -118,8 +132,13 @@ export class LayoutWorkerClient {
     });
   }
 
-  /** stops a running layout within milliseconds: the worker is terminated and replaced lazily */
+  /**
+   * Stops a running layout within milliseconds: the worker is terminated and replaced lazily. An
+   * idle worker is kept (its code is warm: a fresh one runs the first layout of a big graph
+   * several times slower while V8 compiles it).
+   */
   cancel() {
+    if (!this.pendingReject) return;
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.api = null;

@@ -15,7 +15,8 @@ import type { TextEdit } from '../core/text-edit';
 import type { PartCompletionItem, PartCompletionKind, PartCompletionList } from '../core/partition/assist';
 import type { GraphLayout, LayoutInput, LayoutOptions } from '../core/graph/layout-types';
 import type { GraphPack } from '../core/graph/pack';
-import type { SceneData } from '../core/graph/view/scene';
+import type { SceneData, SceneLabels } from '../core/graph/view/scene';
+import type { DisplayOptions } from '../core/graph/view/node-box';
 import type { FindResult } from '../core/graph/find';
 import type { TensorDetails } from '../core/circle/values';
 import type { NodeDetails } from '../core/format';
@@ -33,8 +34,8 @@ export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
 export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
-export type { GraphPack, SceneData };
 export type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec };
+export type { GraphPack, SceneData, SceneLabels, DisplayOptions };
 export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, NvdlaDiagnostic };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
@@ -245,8 +246,17 @@ export interface ModelWorkerApi {
   /** SHA-256 of a file's bytes, hex (partition drafts are kept under the model's hash, not its name) */
   contentHash(file: InputFile): Promise<string>;
   graphForView(docId: string, graphId: string): Promise<GraphForView>;
-  /** the same graph packed in typed arrays (cheap to receive on the UI thread), with its layout input */
-  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; layoutInput: LayoutInput }>;
+  /**
+   * The same graph packed in typed arrays (transferred: cheap to receive on the UI thread), twice:
+   * `pack` for the UI, `forLayout` for the UI to pass on to the layout worker, which sizes the
+   * boxes (copied here, so the UI thread copies nothing).
+   */
+  packedGraphForView(docId: string, graphId: string): Promise<{ pack: GraphPack; forLayout: GraphPack }>;
+  /**
+   * Builds (and caches) the graph behind a view packed straight from its model, so the side
+   * panel, find and partitions find it ready; the UI asks once the view is drawn.
+   */
+  warmGraph(docId: string, graphId: string): Promise<void>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
   tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
   /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
@@ -339,9 +349,22 @@ export interface ModelWorkerApi {
 export interface PreparedView {
   layout: GraphLayout;
   scene: SceneData;
+  /** the scene has no edge labels yet: they follow (`onLabels` of prepareView) */
+  labelsLater?: boolean;
 }
 
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
-  prepareView(pack: GraphPack, input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<PreparedView>;
+  /**
+   * Node boxes for the display choice, layout and scene of a packed graph (the pack is transferred
+   * in). Given `onLabels`, a big graph's scene comes back without its edge labels, which are placed
+   * right after and handed to `onLabels` (the graph is drawn meanwhile).
+   */
+  prepareView(
+    pack: GraphPack,
+    options: LayoutOptions,
+    display: DisplayOptions,
+    onProgress?: (phase: string, fraction: number) => void,
+    onLabels?: (labels: SceneLabels) => void,
+  ): Promise<PreparedView>;
 }

@@ -1,14 +1,14 @@
 /// <reference lib="webworker" />
 /**
- * The layout worker: stateless, so a cancel terminates it (see ui/workers.ts). Besides the
- * layered layout it prepares the renderer's scene (truncated labels measured on an
- * OffscreenCanvas, spatial grids, edge-label placement, keyboard navigation), so the UI thread
- * only draws.
+ * The layout worker: stateless, so a cancel terminates it (see ui/workers.ts). From a packed
+ * graph and the node display choice it sizes the node boxes (text measured on an OffscreenCanvas),
+ * lays the graph out and prepares the renderer's scene (fitted labels, edge curves, spatial
+ * grids, edge-label placement, keyboard navigation), so the UI thread only draws.
  */
 import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
-import { unpackGraph } from '../core/graph/pack';
-import { buildScene, sceneBuffers, sceneData, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
+import { copyLabelGround, labelBuffers, prepareView, sceneBuffers, sceneLabels, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
+import { decodeStrings } from '../core/graph/pack';
 import type { LayoutWorkerApi } from './api';
 import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
@@ -21,14 +21,30 @@ function layoutBuffers(result: GraphLayout): ArrayBuffer[] {
 
 function throttled(onProgress?: (phase: string, fraction: number) => void): LayoutProgress {
   let last = 0;
+  // the work done up to each report, as a User Timing measure named by it (`npu:phase:rank` ...),
+  // for the browser bench's trace (phases report when they end)
+  let phaseAt = performance.now();
+  let phaseName = '';
   return (phase, fraction) => {
     const now = performance.now();
+    if (phase !== phaseName) {
+      performance.measure(`npu:phase:${phase}`, { start: phaseAt, end: now });
+      phaseAt = now;
+      phaseName = phase;
+    }
     if (onProgress && now - last > 100) {
       last = now;
       void onProgress(phase, fraction);
     }
   };
 }
+
+/**
+ * From this many edges, a view's edge labels are placed after its scene is sent (the graph is drawn
+ * while they are placed, a few hundred milliseconds at 100,000 operators); smaller graphs get
+ * their labels in the one answer.
+ */
+const LABELS_LATER_EDGES = 20_000;
 
 let measurer: TextMeasurer | null | undefined;
 function workerMeasurer(): TextMeasurer | null {
@@ -43,12 +59,24 @@ const api: LayoutWorkerApi = {
     const result = layout(input, options, throttled(onProgress));
     return Comlink.transfer(result, layoutBuffers(result));
   },
-  async prepareView(pack, input, options, onProgress) {
-    const progress = throttled(onProgress);
-    const result = layout(input, options, progress);
-    progress('scene', 0.95);
-    const scene = sceneData(buildScene(unpackGraph(pack), result, sceneMeasuresFrom(workerMeasurer())));
-    return Comlink.transfer({ layout: result, scene }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
+  async prepareView(pack, options, display, onProgress, onLabels) {
+    const t0 = performance.now();
+    const measures = sceneMeasuresFrom(workerMeasurer());
+    const later = onLabels !== undefined && pack.edgeFrom.length >= LABELS_LATER_EDGES;
+    const strings = decodeStrings(pack.strings);
+    const { layout: result, scene } = prepareView(pack, display, options, measures, throttled(onProgress), strings, !later);
+    performance.measure('npu:prepare-view', { start: t0, end: performance.now() });
+    if (later) {
+      // the scene leaves now (transferred); the labels are placed on copies of what they read
+      const kept = copyLabelGround(scene, result);
+      setTimeout(() => {
+        const t1 = performance.now();
+        const labels = sceneLabels(pack, strings, kept.layout, kept.ground, measures);
+        performance.measure('npu:edge-labels', { start: t1, end: performance.now() });
+        void onLabels(Comlink.transfer(labels, labelBuffers(labels)));
+      }, 0);
+    }
+    return Comlink.transfer({ layout: result, scene, labelsLater: later }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
   },
 };
 

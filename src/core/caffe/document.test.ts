@@ -122,6 +122,11 @@ describe('Caffe document', () => {
       { type: 'ReLU', name: 'conv1_relu', category: 'Activation' },
     ]);
     expect(conv1.inputs.map((p) => p.name)).toEqual(['input', 'weights', 'bias', 'bn_conv1.mean', 'bn_conv1.variance', 'bn_conv1.moving average factor', 'scale_conv1.scale', 'scale_conv1.bias']);
+    // the box shows the layer's own weights as Netron does (the folded layers' stay in the panel)
+    expect(conv1.constants).toEqual([
+      { name: 'weights', shape: [64, 3, 7, 7], dtype: 'float32' },
+      { name: 'bias', shape: [64], dtype: 'float32' },
+    ]);
     expect(folded.nodes.some((n) => n.type === 'BatchNorm')).toBe(false);
     const layers = doc.services.graph!.graph(GRAPH_LAYERS);
     expect(layers.nodes.filter((n) => n.type === 'BatchNorm').length).toBe(53);

@@ -4,7 +4,7 @@
  * (top == bottom, e.g. ReLU, BatchNorm, Scale, Dropout) are folded into their producer's box as
  * Netron does (`GRAPH_FOLDED`), or shown as nodes of their own (`GRAPH_LAYERS`).
  */
-import type { Graph, GraphAttribute, GraphEdge, GraphNode, GraphPort, NodeCategory } from '../graph/model';
+import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphNode, GraphPort, NodeCategory } from '../graph/model';
 import { formatDouble, formatFloat32 } from './print';
 import { BlobValues, isMessage, type ProtoMessage, type ProtoScalar, type ProtoValue } from './proto';
 import type { CaffeModel } from './model';
@@ -132,6 +132,15 @@ export function buildGraph(model: CaffeModel, graphId: string): GraphLayers {
     }
     return ports;
   };
+  const weightConstants = (l: NetLayer): GraphConstant[] => {
+    const out: GraphConstant[] = [];
+    const n = Math.max(l.weights.length, l.expected?.length ?? 0);
+    for (let j = 0; j < n; j++) {
+      const shape = l.weights[j]?.shape ?? l.expected?.[j]?.shape ?? null;
+      if (shape) out.push({ name: l.expected?.[j]?.role ?? `blob ${j}`, shape: [...shape], dtype: 'float32' });
+    }
+    return out;
+  };
   for (const l of net.layers) {
     const bottom = l.bottoms.length === 1 ? net.blobs[l.bottoms[0]!]! : null;
     const host = bottom && bottom.producer >= 0 ? nodeOfLayer[bottom.producer]! : -1;
@@ -165,6 +174,9 @@ export function buildGraph(model: CaffeModel, graphId: string): GraphLayers {
       outputs: l.tops.map((t, j) => blobPort(l.tops.length === 1 ? 'output' : `output ${j}`, t)),
       attributes: layerAttributes(l.param),
     });
+    // the layer's weights inside its box, as Netron draws them (`weights ⟨20×1×5×5⟩`, `bias ⟨20⟩`)
+    const constants = weightConstants(l);
+    if (constants.length) nodes[index]!.constants = constants;
     nodeLayers.push([l.index]);
     nodeOfLayer[l.index] = index;
     for (const b of l.bottoms) {

@@ -27,6 +27,18 @@ export interface TableRef {
 
 const utf8 = new TextDecoder('utf-8');
 
+/**
+ * `e` with `prefix` put before its structure path, when it is a FormatError (anything else is
+ * returned as it is). Readers of many elements (tensors, operators, option fields) read each one
+ * with paths relative to it, made of constant strings, and put the element's own path in front
+ * only when something fails: no path string is built per element of an honest file.
+ */
+export function prefixed(e: unknown, prefix: string): unknown {
+  if (!(e instanceof FormatError) || !prefix) return e;
+  const path = e.info.path ? (e.info.path.startsWith('[') ? `${prefix}${e.info.path}` : `${prefix}.${e.info.path}`) : prefix;
+  return new FormatError({ ...e.info, path });
+}
+
 export class CheckedBuffer {
   readonly bytes: Uint8Array;
   readonly view: DataView;
@@ -181,7 +193,14 @@ export class CheckedBuffer {
     const size = SCALAR_SIZE[base];
     const { start, count } = this.vector(p, size, path);
     const out = new Array<number>(count);
-    for (let i = 0; i < count; i++) out[i] = this.scalar(start + i * size, base, path);
+    // the whole vector lies in the file (checked by vector()): int32, the common case (shapes,
+    // tensor indices), is read without a check and a type switch per element
+    if (base === 'int') {
+      const v = this.view;
+      for (let i = 0; i < count; i++) out[i] = v.getInt32(start + 4 * i, true);
+    } else {
+      for (let i = 0; i < count; i++) out[i] = this.scalar(start + i * size, base, path);
+    }
     return out;
   }
   /** Tables of a vector of tables, each located and checked. */
@@ -191,8 +210,11 @@ export class CheckedBuffer {
     const { start, count } = this.vector(p, 4, path);
     const out = new Array<TableRef>(count);
     for (let i = 0; i < count; i++) {
-      const ep = start + i * 4;
-      out[i] = this.table(this.deref(ep, `${path}[${i}]`), `${path}[${i}]`);
+      try {
+        out[i] = this.table(this.deref(start + i * 4, ''), '');
+      } catch (e) {
+        throw prefixed(e, `${path}[${i}]`);
+      }
     }
     return out;
   }
@@ -209,9 +231,13 @@ export class CheckedBuffer {
   /** Decodes a table of the schema into an OptionTable with snake_case field names. */
   decodeTable(def: SchemaTableDef, t: TableRef, path: string): OptionTable {
     const out: OptionTable = {};
-    for (const f of def.fields) {
-      if (f.deprecated) continue;
-      out[f.name] = this.decodeField(f, t, `${path}.${f.name}`);
+    try {
+      for (const f of def.fields) {
+        if (f.deprecated) continue;
+        out[f.name] = this.decodeField(f, t, f.name);
+      }
+    } catch (e) {
+      throw prefixed(e, path);
     }
     return out;
   }
@@ -256,14 +282,28 @@ export class CheckedBuffer {
       if (p === 0) return null;
       const { start, count } = this.vector(p, 4, path);
       const out: string[] = [];
-      for (let i = 0; i < count; i++) out.push(this.stringAt(start + 4 * i, `${path}[${i}]`));
+      for (let i = 0; i < count; i++) {
+        try {
+          out.push(this.stringAt(start + 4 * i, ''));
+        } catch (e) {
+          throw prefixed(e, `${path}[${i}]`);
+        }
+      }
       return out;
     }
     if (k === 'table') {
       const tables = this.fieldTableVector(t, f.slot, path);
       if (!tables) return null;
       const def = CIRCLE_SCHEMA.tables[f.type.ref!]!;
-      return tables.map((sub, i) => this.decodeTable(def, sub, `${path}[${i}]`));
+      const out: OptionTable[] = new Array<OptionTable>(tables.length);
+      for (let i = 0; i < tables.length; i++) {
+        try {
+          out[i] = this.decodeTable(def, tables[i]!, '');
+        } catch (e) {
+          throw prefixed(e, `${path}[${i}]`);
+        }
+      }
+      return out;
     }
     this.fail('unsupported', t.pos, path, 'vectors of unions are not supported');
   }

@@ -7,7 +7,7 @@ import type { FormatDocument, NodeDetails, SourceFile } from '../format';
 import type { Graph } from '../graph/model';
 import { read } from './read';
 import { write } from './write';
-import { summarize, toGraph } from './graph';
+import { summarize, toGraph, toGraphPack } from './graph';
 import { circleInspect } from './inspect';
 import { tensorDetails, tensorNpy } from './values';
 import { builtinOperatorName } from './names';
@@ -55,6 +55,7 @@ export function open(files: SourceFile[]): FormatDocument {
     services: {
       graph: {
         graph,
+        pack: (id) => toGraphPack(model, subgraphIndexOf(id)),
         nodeDetails(graphId: string, nodeIndex: number): NodeDetails {
           const g = graph(graphId);
           const node = g.nodes[nodeIndex];

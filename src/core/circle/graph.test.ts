@@ -1,8 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import { read } from './read';
 import { write } from './write';
-import { toGraph, summarize, metadataPreview, graphStats } from './graph';
-import { sampleModel, opcode, operator, options, tensor } from './testing';
+import fc from 'fast-check';
+import { toGraph, toGraphPack, summarize, metadataPreview, graphStats } from './graph';
+import { packGraph } from '../graph/pack';
+import { packContents } from '../graph/pack.test-util';
+import { resnetLikeCircle } from '../../../test/support/circle-synthetic';
+import { sampleModel, opcode, operator, options, tensor, f32 } from './testing';
 import type { CircleModel } from './model';
 import { operatorCategory } from './categories';
 import { builtinOperatorName, tensorTypeName, dtypeName } from './names';
@@ -25,9 +29,16 @@ describe('toGraph', () => {
       { name: 'filter', tensor: 1, label: 'filter', type: 'float32[1,1,1,1]', constant: true },
       { name: 'bias', tensor: 2, label: 'bias', type: 'int32[1]', constant: true },
     ]);
-    expect(conv.attributes).toContainEqual({ name: 'padding', value: 'VALID', type: 'enum' });
+    // values other than the schema default are shown in the node box (inNode), as Netron does
+    expect(conv.attributes).toContainEqual({ name: 'padding', value: 'VALID', type: 'enum', inNode: true });
     expect(conv.attributes).toContainEqual({ name: 'dilation_w_factor', value: '1', type: 'int' });
-    expect(ops[2]!.attributes).toContainEqual({ name: 'fused_activation_function', value: 'RELU', type: 'enum' });
+    expect(ops[2]!.attributes).toContainEqual({ name: 'fused_activation_function', value: 'RELU', type: 'enum', inNode: true });
+    // constant inputs, drawn inside the box: role, shape, dtype
+    expect(conv.constants).toEqual([
+      { name: 'filter', shape: [1, 1, 1, 1], dtype: 'float32' },
+      { name: 'bias', shape: [1], dtype: 'int32' },
+    ]);
+    expect(ops[1]!.constants).toBeUndefined();
     expect(ops[3]!.inputs[1]).toEqual({ name: 'gamma', tensor: -1, label: '', type: '' });
     expect(ops[3]!.outputs[0]!.type).toBe('float32[?,2,2,1]');
   });
@@ -85,6 +96,25 @@ describe('toGraph', () => {
     expect(node.attributes).toContainEqual({ name: 'then_subgraph_index', value: 'sg:1', type: 'subgraph' });
   });
 
+  it('shows a scalar constant input by its value (axis = 1), a tensor one by its shape', () => {
+    const m = sampleModel();
+    m.operatorCodes.push(opcode(40)); // MEAN
+    const sg = m.subgraphs[0]!;
+    m.buffers.push({ data: new Uint8Array([1, 0, 0, 0]), offset: 0, size: 0 });
+    m.buffers.push({ data: f32([0.1]), offset: 0, size: 0 });
+    const axis = sg.tensors.push(tensor('axis', [], { buffer: m.buffers.length - 2, type: 2 })) - 1;
+    const scale = sg.tensors.push(tensor('scale', [], { buffer: m.buffers.length - 1 })) - 1;
+    const out = sg.tensors.push(tensor('mean', [1, 2, 1])) - 1;
+    sg.operators.push(operator(4, [0, axis, scale], [out]));
+    const node = toGraph(read(write(m), 'x'), 0).nodes.find((n) => n.id === 'op:4')!;
+    expect(node.type).toBe('MEAN');
+    // float32 printed at its precision (0.1, not 0.10000000149011612); an input past the known roles is named by its position
+    expect(node.constants).toEqual([
+      { name: 'axis', shape: [], dtype: 'int32', value: '1' },
+      { name: '2', shape: [], dtype: 'float32', value: '0.1' },
+    ]);
+  });
+
   it('names custom ops by custom_code', () => {
     const m = sampleModel();
     m.operatorCodes.push(opcode(32, 'MyCustomOp'));
@@ -93,6 +123,67 @@ describe('toGraph', () => {
     expect(node.type).toBe('MyCustomOp');
     expect(node.category).toBe('Custom');
     expect(node.attributes).toContainEqual({ name: 'custom_options', value: '3 bytes', type: 'bytes' });
+  });
+});
+
+describe('toGraphPack', () => {
+  const same = (m: CircleModel, sg = 0) => expect(packContents(toGraphPack(m, sg))).toEqual(packContents(packGraph(toGraph(m, sg))));
+
+  it('packs what packGraph(toGraph) packs: the sample, a 1,000-operator ResNet-like chain', () => {
+    same(read(write(sampleModel()), 's.circle'));
+    same(read(write(resnetLikeCircle({ operators: 1000, name: 'r' })), 'r.circle'));
+  });
+
+  it('any model: orphan tensors, omitted inputs, repeated inputs, scalar constants, options, IF references, custom ops (property)', () => {
+    // op codes: CONV_2D, ADD, MEAN, IF, a custom op, an index past the table (Unknown)
+    const codes = [opcode(3), opcode(0), opcode(40), opcode(118), opcode(32, 'MyOp')];
+    const opArb = fc.record({
+      code: fc.integer({ min: 0, max: codes.length }),
+      inputs: fc.array(fc.integer({ min: -1, max: 11 }), { maxLength: 4 }),
+      outputs: fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 2 }),
+      padding: fc.integer({ min: 0, max: 1 }),
+      activation: fc.integer({ min: 0, max: 3 }),
+    });
+    const tensorArb = fc.record({
+      shape: fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }),
+      dynamic: fc.boolean(),
+      type: fc.constantFrom(0, 1, 2, 3, 9),
+      data: fc.boolean(),
+      name: fc.constantFrom('a', 'b', 'block/x', '\u4e2d', ''),
+    });
+    let packed = 0;
+    fc.assert(
+      fc.property(fc.array(tensorArb, { minLength: 12, maxLength: 12 }), fc.array(opArb, { maxLength: 8 }), fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }), fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }), (ts, ops, ins, outs) => {
+        const m = sampleModel();
+        m.operatorCodes = codes;
+        m.buffers = [{ data: null, offset: 0, size: 0 }, ...ts.map((t) => ({ data: t.data ? f32(new Array(Math.max(1, t.shape.reduce((a, b) => a * b, 1))).fill(0.5)) : null, offset: 0, size: 0 }))];
+        const sg = m.subgraphs[0]!;
+        sg.tensors = ts.map((t, i) => tensor(t.name ? `${t.name}${i % 3}` : '', t.shape, { type: t.type, buffer: i + 1, shapeSignature: t.dynamic && t.shape.length ? [-1, ...t.shape.slice(1)] : null }));
+        sg.inputs = ins;
+        sg.outputs = outs;
+        sg.operators = ops.map((o) =>
+          operator(o.code, o.inputs, o.outputs, {
+            builtinOptions:
+              o.code === 0 ? options(1, 'Conv2DOptions', { padding: o.padding, stride_w: 1 + o.padding, stride_h: 1, fused_activation_function: o.activation, dilation_w_factor: 1, dilation_h_factor: 1, quantized_bias_type: 0 })
+              : o.code === 1 ? options(11, 'AddOptions', { fused_activation_function: o.activation, pot_scale_int16: true })
+              : o.code === 3 ? options(92, 'IfOptions', { then_subgraph_index: 1, else_subgraph_index: o.padding })
+              : null,
+            customOptions: o.code === 4 ? new Uint8Array([1, 2]) : null,
+          }),
+        );
+        m.signatureDefs = [];
+        let model: CircleModel;
+        try {
+          model = read(write(m), 'p.circle');
+        } catch {
+          return; // an index past the op-code table is refused by the reader: nothing to pack
+        }
+        same(model);
+        packed++;
+      }),
+      { numRuns: 150 },
+    );
+    expect(packed).toBeGreaterThan(50);
   });
 });
 

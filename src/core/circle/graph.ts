@@ -3,12 +3,15 @@
  * Works on structure only: buffer bytes are never read (metadata previews read at most 256 bytes
  * of a metadata entry), so a 100 MB model summarises as fast as a 100 kB one.
  */
-import { float32Text } from '../tensor-text';
-import type { Graph, GraphAttribute, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
+import { float32Text, float64Text } from '../tensor-text';
+import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
 import { operatorCategory } from './categories';
 import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
-import { builtinOperatorName, enumValueName, operatorType, tensorTypeString } from './names';
+import { builtinOperatorName, dtypeName, enumValueName, operatorType, tensorTypeString } from './names';
 import { CIRCLE_SCHEMA } from './schema-table';
+import type { SchemaField } from './fbs-schema';
+import { PackBuilder, shapeText, type GraphPack } from '../graph/pack';
+import { readFloat16LE } from '../fp16';
 
 const CUSTOM = 32;
 
@@ -44,6 +47,32 @@ const INPUT_ROLES: Record<string, string[]> = {
   PRELU: ['input', 'alpha'],
   RESHAPE: ['tensor', 'shape'],
   IF: ['cond'],
+  ARG_MAX: ['input', 'dimension'],
+  ARG_MIN: ['input', 'dimension'],
+  EXPAND_DIMS: ['input', 'axis'],
+  FILL: ['dims', 'value'],
+  GATHER: ['input', 'positions'],
+  MEAN: ['input', 'axis'],
+  SUM: ['input', 'axis'],
+  REDUCE_MAX: ['input', 'axis'],
+  REDUCE_MIN: ['input', 'axis'],
+  REDUCE_PROD: ['input', 'axis'],
+  REDUCE_ANY: ['input', 'axis'],
+  PAD: ['input', 'paddings'],
+  PADV2: ['input', 'paddings', 'constant_values'],
+  MIRROR_PAD: ['input', 'paddings'],
+  RESIZE_BILINEAR: ['input', 'size'],
+  RESIZE_NEAREST_NEIGHBOR: ['input', 'size'],
+  SLICE: ['input', 'begin', 'size'],
+  SPLIT: ['axis', 'input'],
+  SPLIT_V: ['input', 'size_splits', 'axis'],
+  STRIDED_SLICE: ['input', 'begin', 'end', 'strides'],
+  TILE: ['input', 'multipliers'],
+  TRANSPOSE: ['input', 'perm'],
+  // binary element-wise ops: Netron's A and B
+  ...Object.fromEntries(
+    ['ADD', 'SUB', 'MUL', 'DIV', 'POW', 'SQUARED_DIFFERENCE', 'FLOOR_DIV', 'FLOOR_MOD', 'MAXIMUM', 'MINIMUM', 'LESS', 'LESS_EQUAL', 'GREATER', 'GREATER_EQUAL', 'EQUAL', 'NOT_EQUAL', 'LOGICAL_AND', 'LOGICAL_OR'].map((op) => [op, ['A', 'B']]),
+  ),
   BCQ_FULLY_CONNECTED: ['input', 'weights_scales', 'weights_binary', 'bias', 'weights_clusters'],
   BCQ_GATHER: ['input_scales', 'input_binary', 'indices', 'input_clusters'],
 };
@@ -61,7 +90,41 @@ function formatValue(v: OptionValue): string {
   return String(v);
 }
 
-/** Every field of an options union value as a formatted attribute (enums by name). */
+/**
+ * Marks an attribute for the node box (Netron shows an attribute in the node when its value
+ * differs from the schema default: `padding = VALID`, `stride_w = 2`, `fused_activation_function =
+ * RELU`, a non-empty `new_shape`), leaving `inNode` off otherwise.
+ */
+function inNode(a: GraphAttribute, shown: boolean): GraphAttribute {
+  if (shown) a.inNode = true;
+  return a;
+}
+
+/** A field holding a subgraph index (`then_subgraph_index` ...): a reference, never drawn in the node. */
+function isSubgraphField(f: SchemaField, v: OptionValue): v is number {
+  return f.name.endsWith('_subgraph_index') && typeof v === 'number';
+}
+
+/** Whether Netron would draw the field in the node box: its value differs from the schema default. */
+function shownInNode(f: SchemaField, v: OptionValue): boolean {
+  if (isSubgraphField(f, v)) return false;
+  if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') return v !== f.default;
+  if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) return v.length > 0;
+  if (f.vector || f.type.kind === 'string') return (Array.isArray(v) || typeof v === 'string') && v.length > 0;
+  return f.type.kind === 'scalar' ? v !== f.default : v !== null;
+}
+
+/** One options field as a formatted attribute (enums by name). */
+function fieldAttribute(f: SchemaField, v: OptionValue): GraphAttribute {
+  if (isSubgraphField(f, v)) return { name: f.name, value: graphId(v), type: 'subgraph' };
+  if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') return { name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' };
+  if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) return { name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' };
+  const base = f.type.base;
+  const type = f.type.kind === 'string' ? 'string' : f.type.kind === 'table' || f.type.kind === 'union' ? 'table' : base === 'bool' ? 'bool' : base === 'float' || base === 'double' ? 'float' : 'int';
+  return { name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type };
+}
+
+/** Every field of an options union value as a formatted attribute (enums by name); non-default ones are marked `inNode`. */
 export function optionAttributes(u: UnionValue): GraphAttribute[] {
   const def = CIRCLE_SCHEMA.tables[u.name];
   const out: GraphAttribute[] = [];
@@ -73,20 +136,21 @@ export function optionAttributes(u: UnionValue): GraphAttribute[] {
     if (f.deprecated) continue;
     const v = u.fields[f.name];
     if (v === undefined) continue;
-    if (f.name.endsWith('_subgraph_index') && typeof v === 'number') {
-      out.push({ name: f.name, value: graphId(v), type: 'subgraph' });
-    } else if (f.type.kind === 'enum' && !f.vector && typeof v === 'number') {
-      out.push({ name: f.name, value: enumValueName(f.type.ref!, v), type: 'enum' });
-    } else if (f.type.kind === 'enum' && f.vector && Array.isArray(v)) {
-      out.push({ name: f.name, value: `[${(v as number[]).map((x) => enumValueName(f.type.ref!, x)).join(', ')}]`, type: 'enum[]' });
-    } else {
-      const base = f.type.base;
-      const type =
-        f.type.kind === 'string' ? 'string' : f.type.kind === 'table' || f.type.kind === 'union' ? 'table' : base === 'bool' ? 'bool' : base === 'float' || base === 'double' ? 'float' : 'int';
-      out.push({ name: f.name, value: formatValue(v), type: f.vector ? `${type}[]` : type });
-    }
+    out.push(inNode(fieldAttribute(f, v), shownInNode(f, v)));
   }
   return out;
+}
+
+/** The in-node attributes of an options union value (what `optionAttributes` marks `inNode`), formatted only for those. */
+function inNodeAttributes(u: UnionValue | null, add: (name: string, value: string) => void): void {
+  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
+  if (!u || !def) return;
+  for (const f of def.fields) {
+    if (f.deprecated) continue;
+    const v = u.fields[f.name];
+    if (v === undefined || !shownInNode(f, v)) continue;
+    add(f.name, fieldAttribute(f, v).value);
+  }
 }
 
 function subgraphRefs(u: UnionValue | null): string[] {
@@ -98,6 +162,34 @@ function subgraphRefs(u: UnionValue | null): string[] {
   return refs;
 }
 
+/**
+ * The value of a scalar constant held inline (`axis = 0`, as Netron shows it in the node): one
+ * element read on the spot. values.ts decodes whole tensors for the panel; this reads one number
+ * for the node box without going through it (values.ts imports this module).
+ */
+function scalarValue(type: number, b: CircleBuffer | undefined): string | null {
+  const d = b?.data;
+  if (!d || d.length === 0) return null;
+  const dv = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  const need = (n: number) => d.length >= n;
+  let v: number | bigint | boolean;
+  switch (type) {
+    case 0: if (!need(4)) return null; v = dv.getFloat32(0, true); break; // FLOAT32
+    case 1: if (!need(2)) return null; v = readFloat16LE(dv, 0); break; // FLOAT16
+    case 2: if (!need(4)) return null; v = dv.getInt32(0, true); break; // INT32
+    case 3: v = dv.getUint8(0); break; // UINT8
+    case 4: if (!need(8)) return null; v = dv.getBigInt64(0, true); break; // INT64
+    case 6: v = dv.getUint8(0) !== 0; break; // BOOL
+    case 7: if (!need(2)) return null; v = dv.getInt16(0, true); break; // INT16
+    case 9: v = dv.getInt8(0); break; // INT8
+    case 10: if (!need(8)) return null; v = dv.getFloat64(0, true); break; // FLOAT64
+    default: return null;
+  }
+  // floats print the shortest text that reads back as the same value (`0.1`, not `0.10000000149011612`)
+  if (typeof v === 'number' && !Number.isInteger(v)) return type === 10 ? float64Text(v) : float32Text(v);
+  return String(v);
+}
+
 /** The graph of one subgraph: op nodes, input/output markers, one edge per (tensor, consumer). */
 export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
   const sg: CircleSubGraph | undefined = model.subgraphs[subgraphIndex];
@@ -106,14 +198,39 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
   const nt = tensors.length;
   const isGraphInput = new Uint8Array(nt);
   for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
-  const constant = (t: number) => !isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer]);
+  // per tensor, once: whether it is a constant, and its type text (`float32[1,16,16,8]`)
+  const isConstant = new Uint8Array(nt);
+  for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
+  const constant = (t: number) => isConstant[t] === 1;
+  const typeText: (string | undefined)[] = new Array<string | undefined>(nt);
+  const typeOf = (t: number): string => {
+    let s = typeText[t];
+    if (s === undefined) {
+      const tensor = tensors[t]!;
+      s = tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature);
+      typeText[t] = s;
+    }
+    return s;
+  };
 
   const port = (name: string, t: number): GraphPort => {
     const tensor = tensors[t];
     if (!tensor) return { name, tensor: -1, label: '', type: '' };
-    const p: GraphPort = { name, tensor: t, label: tensor.name, type: tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature) };
-    if (constant(t)) p.constant = true;
+    const p: GraphPort = { name, tensor: t, label: tensor.name, type: typeOf(t) };
+    if (isConstant[t]) p.constant = true;
     return p;
+  };
+  /** a constant input as the node box draws it: role, shape (-1 for a dynamic dimension), dtype */
+  const constantOf = (name: string, t: number): GraphConstant => {
+    const tensor = tensors[t]!;
+    const sig = tensor.shapeSignature;
+    const shape = sig && sig.length === tensor.shape.length ? tensor.shape.map((d, i) => (sig[i] === -1 ? -1 : d)) : tensor.shape.slice();
+    const c: GraphConstant = { name, shape, dtype: dtypeName(tensor.type) };
+    if (shape.length === 0) {
+      const v = scalarValue(tensor.type, model.buffers[tensor.buffer]);
+      if (v !== null) c.value = v;
+    }
+    return c;
   };
 
   const nodes: GraphNode[] = [];
@@ -155,6 +272,13 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
       outputs: op.outputs.map((t, k) => port(String(k), t)),
       attributes,
     };
+    let constants: GraphConstant[] | undefined;
+    for (let k = 0; k < op.inputs.length; k++) {
+      const t = op.inputs[k]!;
+      if (t < 0 || t >= nt || !isConstant[t]) continue;
+      (constants ??= []).push(constantOf(roles[k] ?? String(k), t));
+    }
+    if (constants) node.constants = constants;
     if (refs.length) node.subgraphs = refs;
     opNode[i] = nodes.length;
     for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = nodes.length;
@@ -169,8 +293,7 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
     return source[t]!;
   };
   const edge = (t: number, to: number) => {
-    const tensor = tensors[t]!;
-    edges.push({ from: sourceOf(t), to, tensor: t, name: tensor.name, label: tensorTypeString(tensor.type, tensor.shape, tensor.shapeSignature) });
+    edges.push({ from: sourceOf(t), to, tensor: t, name: tensors[t]!.name, label: typeOf(t) });
   };
   sg.operators.forEach((op, i) => {
     const seen = new Set<number>();
@@ -188,6 +311,106 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
     if (!constant(t)) edge(t, at);
   });
   return { id: graphId(subgraphIndex), name: subgraphName(model, subgraphIndex), nodes, edges, stats: { nodes: sg.operators.length, edges: edges.length } };
+}
+
+/**
+ * `packGraph(toGraph(model, subgraphIndex))` written straight from the model: the same nodes in the
+ * same order, the same edges, constants and in-node attributes (a test holds the two equal on
+ * every sample), without building the Graph's node, port and attribute objects first. The view
+ * asks for this; the Graph itself is built when the side panel, find or a partition needs it.
+ */
+export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPack {
+  const sg: CircleSubGraph | undefined = model.subgraphs[subgraphIndex];
+  if (!sg) throw new RangeError(`subgraph ${subgraphIndex} does not exist (the model has ${model.subgraphs.length})`);
+  const tensors = sg.tensors;
+  const nt = tensors.length;
+  const isGraphInput = new Uint8Array(nt);
+  for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
+  const isConstant = new Uint8Array(nt);
+  for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
+  const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2);
+  const st = b.strings;
+  // per tensor, once: its name and type text as string ids
+  const nameId = new Int32Array(nt).fill(-1);
+  const labelId = new Int32Array(nt).fill(-1);
+  const nameOf = (t: number): number => (nameId[t]! >= 0 ? nameId[t]! : (nameId[t] = st.append(tensors[t]!.name)));
+  const labelOf = (t: number): number => {
+    if (labelId[t]! < 0) {
+      const x = tensors[t]!;
+      labelId[t] = st.add(tensorTypeString(x.type, x.shape, x.shapeSignature));
+    }
+    return labelId[t]!;
+  };
+  const source = new Int32Array(nt).fill(-1);
+  const inputType = st.add('Input');
+  const outputType = st.add('Output');
+
+  for (const t of sg.inputs) {
+    if (t < 0 || t >= nt || source[t] !== -1) continue;
+    source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+  }
+  // per op code, once: type, category, input roles
+  const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; custom: boolean }>();
+  const opNode = new Int32Array(sg.operators.length);
+  for (let i = 0; i < sg.operators.length; i++) {
+    const op = sg.operators[i]!;
+    let code = byCode.get(op.opcodeIndex);
+    if (!code) {
+      const oc = model.operatorCodes[op.opcodeIndex];
+      const builtin = oc ? builtinOperatorName(oc.code) : `Unknown(opcode_index ${op.opcodeIndex})`;
+      const custom = !!oc && oc.code === CUSTOM;
+      const typeText = operatorType(model, op.opcodeIndex);
+      code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], custom };
+      byCode.set(op.opcodeIndex, code);
+    }
+    let firstOut = -1;
+    for (const t of op.outputs) if (t >= 0 && t < nt) { firstOut = t; break; }
+    const node = b.node(st.append(`op:${i}`), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
+    for (let k = 0; k < op.inputs.length; k++) {
+      const t = op.inputs[k]!;
+      if (t < 0 || t >= nt || !isConstant[t]) continue;
+      const x = tensors[t]!;
+      const sig = x.shapeSignature;
+      const shape = sig && sig.length === x.shape.length ? x.shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : x.shape;
+      const value = shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
+      b.constant(st.add(code.roles[k] ?? String(k)), st.add(shapeText(shape)), st.add(dtypeName(x.type)), st.add(value ?? ''));
+    }
+    const attr = (name: string, value: string) => b.attribute(st.add(name), st.add(value));
+    inNodeAttributes(op.builtinOptions, attr);
+    inNodeAttributes(op.builtinOptions2, attr);
+    const refs = op.builtinOptions || op.builtinOptions2 ? [...subgraphRefs(op.builtinOptions), ...subgraphRefs(op.builtinOptions2)] : [];
+    b.subgraphRefs(node, refs);
+    opNode[i] = node;
+    for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
+  }
+  const sourceOf = (t: number): number => {
+    if (source[t] === -1) {
+      source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+      }
+    return source[t]!;
+  };
+  let edges = 0;
+  const edge = (t: number, to: number) => {
+    // named as its tensor: the string its source node (named by the same tensor) holds already
+    b.edge(sourceOf(t), to, t, nameOf(t), labelOf(t));
+    edges++;
+  };
+  // one edge per (tensor, consumer): a tensor read twice by an op counts once (seen: the op that last read it)
+  const seenBy = new Int32Array(nt).fill(-1);
+  for (let i = 0; i < sg.operators.length; i++) {
+    for (const t of sg.operators[i]!.inputs) {
+      if (t < 0 || t >= nt || seenBy[t] === i || isConstant[t]) continue;
+      seenBy[t] = i;
+      edge(t, opNode[i]!);
+    }
+  }
+  for (let k = 0; k < sg.outputs.length; k++) {
+    const t = sg.outputs[k]!;
+    if (t < 0 || t >= nt) continue;
+    const at = b.node(st.append(`out:${k}`), 'output', outputType, nameOf(t), 'Output', t);
+    if (!isConstant[t]) edge(t, at);
+  }
+  return b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges });
 }
 
 /** The stats `toGraph` would give, counted without building the graph. */

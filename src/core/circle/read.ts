@@ -8,7 +8,7 @@
  *   is checked; bad input throws `FormatError` with the byte offset and structure path.
  */
 import { FormatError } from '../errors';
-import { CheckedBuffer, slotOf, type TableRef } from './checked';
+import { CheckedBuffer, prefixed, slotOf, type TableRef } from './checked';
 import type {
   CircleBuffer,
   CircleMetadata,
@@ -108,6 +108,23 @@ const S = {
 const SPARSITY = CIRCLE_SCHEMA.tables.SparsityParameters!;
 
 /**
+ * Reads every table of a vector with `readOne`, whose paths are relative to the element (constant
+ * strings); a failure gets `path[i]` put in front (checked.ts `prefixed`).
+ */
+function readEach<T>(c: CheckedBuffer, tables: TableRef[] | null, path: string, readOne: (c: CheckedBuffer, t: TableRef) => T): T[] {
+  if (!tables) return [];
+  const out = new Array<T>(tables.length);
+  for (let i = 0; i < tables.length; i++) {
+    try {
+      out[i] = readOne(c, tables[i]!);
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
+    }
+  }
+  return out;
+}
+
+/**
  * Reads a circle or TFLite file. Throws `FormatError` (kind 'empty', 'truncated', 'corrupt',
  * 'unsupported' or 'limit', with byte offset and path) for anything that is not a readable model.
  */
@@ -131,7 +148,7 @@ export function read(bytes: Uint8Array, file: string): CircleModel {
   const M = S.model;
 
   const operatorCodes = (c.fieldTableVector(root, M.operatorCodes, 'operator_codes') ?? []).map((t, i) => readOpcode(c, t, `operator_codes[${i}]`));
-  const buffers = (c.fieldTableVector(root, M.buffers, 'buffers') ?? []).map((t, i) => readBuffer(c, t, `buffers[${i}]`));
+  const buffers = readEach(c, c.fieldTableVector(root, M.buffers, 'buffers'), 'buffers', readBuffer);
   const subgraphs = (c.fieldTableVector(root, M.subgraphs, 'subgraphs') ?? []).map((t, i) => readSubGraph(c, t, `subgraphs[${i}]`));
   const metadata = (c.fieldTableVector(root, M.metadata, 'metadata') ?? []).map(
     (t, i): CircleMetadata => ({
@@ -168,12 +185,12 @@ function readOpcode(c: CheckedBuffer, t: TableRef, path: string): CircleOperator
   };
 }
 
-function readBuffer(c: CheckedBuffer, t: TableRef, path: string): CircleBuffer {
-  const data = c.fieldBytes(t, S.buffer.data, `${path}.data`);
+function readBuffer(c: CheckedBuffer, t: TableRef): CircleBuffer {
+  const data = c.fieldBytes(t, S.buffer.data, 'data');
   return {
     data: data && data.length > 0 ? data : null,
-    offset: c.fieldScalar(t, S.buffer.offset, 'ulong', 0, `${path}.offset`),
-    size: c.fieldScalar(t, S.buffer.size, 'ulong', 0, `${path}.size`),
+    offset: c.fieldScalar(t, S.buffer.offset, 'ulong', 0, 'offset'),
+    size: c.fieldScalar(t, S.buffer.size, 'ulong', 0, 'size'),
   };
 }
 
@@ -181,64 +198,73 @@ function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGra
   const G = S.subgraph;
   return {
     name: c.fieldString(t, G.name, `${path}.name`) ?? '',
-    tensors: (c.fieldTableVector(t, G.tensors, `${path}.tensors`) ?? []).map((x, i) => readTensor(c, x, `${path}.tensors[${i}]`)),
+    tensors: readEach(c, c.fieldTableVector(t, G.tensors, `${path}.tensors`), `${path}.tensors`, readTensor),
     inputs: c.fieldScalarVector(t, G.inputs, 'int', `${path}.inputs`) ?? [],
     outputs: c.fieldScalarVector(t, G.outputs, 'int', `${path}.outputs`) ?? [],
-    operators: (c.fieldTableVector(t, G.operators, `${path}.operators`) ?? []).map((x, i) => readOperator(c, x, `${path}.operators[${i}]`)),
+    operators: readEach(c, c.fieldTableVector(t, G.operators, `${path}.operators`), `${path}.operators`, readOperator),
     deprecatedDataFormat: c.fieldScalar(t, G.dataFormat, 'byte', 0, `${path}.deprecated_data_format`),
   };
 }
 
-function readTensor(c: CheckedBuffer, t: TableRef, path: string): CircleTensor {
+/** A tensor; paths relative to it (`readEach` names the tensor when something fails). */
+function readTensor(c: CheckedBuffer, t: TableRef): CircleTensor {
   const T = S.tensor;
-  const q = c.fieldTable(t, T.quantization, `${path}.quantization`);
-  const sp = c.fieldTable(t, T.sparsity, `${path}.sparsity`);
+  const q = c.fieldTable(t, T.quantization, 'quantization');
+  const sp = c.fieldTable(t, T.sparsity, 'sparsity');
+  const variants = c.fieldTableVector(t, T.variantTensors, 'variant_tensors');
   return {
-    name: c.fieldString(t, T.name, `${path}.name`) ?? '',
-    shape: c.fieldScalarVector(t, T.shape, 'int', `${path}.shape`) ?? [],
-    shapeSignature: c.fieldScalarVector(t, T.shapeSignature, 'int', `${path}.shape_signature`),
-    type: c.fieldScalar(t, T.type, 'byte', 0, `${path}.type`),
-    buffer: c.fieldScalar(t, T.buffer, 'uint', 0, `${path}.buffer`),
-    quantization: q ? readQuantization(c, q, `${path}.quantization`) : null,
-    isVariable: c.fieldScalar(t, T.isVariable, 'bool', 0, `${path}.is_variable`) !== 0,
-    sparsity: sp ? c.decodeTable(SPARSITY, sp, `${path}.sparsity`) : null,
-    hasRank: c.fieldScalar(t, T.hasRank, 'bool', 0, `${path}.has_rank`) !== 0,
-    variantTensors: (c.fieldTableVector(t, T.variantTensors, `${path}.variant_tensors`) ?? []).map((v, i) => ({
-      shape: c.fieldScalarVector(v, S.variant.shape, 'int', `${path}.variant_tensors[${i}].shape`) ?? [],
-      type: c.fieldScalar(v, S.variant.type, 'byte', 0, `${path}.variant_tensors[${i}].type`),
-      hasRank: c.fieldScalar(v, S.variant.hasRank, 'bool', 0, `${path}.variant_tensors[${i}].has_rank`) !== 0,
-    })),
-    compressionType: c.fieldScalar(t, T.compressionType, 'byte', 0, `${path}.compression_type`),
+    name: c.fieldString(t, T.name, 'name') ?? '',
+    shape: c.fieldScalarVector(t, T.shape, 'int', 'shape') ?? [],
+    shapeSignature: c.fieldScalarVector(t, T.shapeSignature, 'int', 'shape_signature'),
+    type: c.fieldScalar(t, T.type, 'byte', 0, 'type'),
+    buffer: c.fieldScalar(t, T.buffer, 'uint', 0, 'buffer'),
+    quantization: q ? readQuantization(c, q, 'quantization') : null,
+    isVariable: c.fieldScalar(t, T.isVariable, 'bool', 0, 'is_variable') !== 0,
+    sparsity: sp ? c.decodeTable(SPARSITY, sp, 'sparsity') : null,
+    hasRank: c.fieldScalar(t, T.hasRank, 'bool', 0, 'has_rank') !== 0,
+    variantTensors: variants
+      ? readEach(c, variants, 'variant_tensors', (c, v) => ({
+          shape: c.fieldScalarVector(v, S.variant.shape, 'int', 'shape') ?? [],
+          type: c.fieldScalar(v, S.variant.type, 'byte', 0, 'type'),
+          hasRank: c.fieldScalar(v, S.variant.hasRank, 'bool', 0, 'has_rank') !== 0,
+        }))
+      : [],
+    compressionType: c.fieldScalar(t, T.compressionType, 'byte', 0, 'compression_type'),
   };
 }
 
 function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQuantization {
   const Q = S.quant;
-  return {
-    min: c.fieldScalarVector(t, Q.min, 'float', `${path}.min`) ?? [],
-    max: c.fieldScalarVector(t, Q.max, 'float', `${path}.max`) ?? [],
-    scale: c.fieldScalarVector(t, Q.scale, 'float', `${path}.scale`) ?? [],
-    zeroPoint: c.fieldScalarVector(t, Q.zeroPoint, 'long', `${path}.zero_point`) ?? [],
-    quantizedDimension: c.fieldScalar(t, Q.dim, 'int', 0, `${path}.quantized_dimension`),
-    details: c.fieldUnion(t, Q.details, 'QuantizationDetails', `${path}.details`),
-  };
+  try {
+    return {
+      min: c.fieldScalarVector(t, Q.min, 'float', 'min') ?? [],
+      max: c.fieldScalarVector(t, Q.max, 'float', 'max') ?? [],
+      scale: c.fieldScalarVector(t, Q.scale, 'float', 'scale') ?? [],
+      zeroPoint: c.fieldScalarVector(t, Q.zeroPoint, 'long', 'zero_point') ?? [],
+      quantizedDimension: c.fieldScalar(t, Q.dim, 'int', 0, 'quantized_dimension'),
+      details: c.fieldUnion(t, Q.details, 'QuantizationDetails', 'details'),
+    };
+  } catch (e) {
+    throw prefixed(e, path);
+  }
 }
 
-function readOperator(c: CheckedBuffer, t: TableRef, path: string): CircleOperator {
+/** An operator; paths relative to it (`readEach` names the operator when something fails). */
+function readOperator(c: CheckedBuffer, t: TableRef): CircleOperator {
   const O = S.op;
-  const mutating = c.fieldScalarVector(t, O.mutating, 'bool', `${path}.mutating_variable_inputs`);
+  const mutating = c.fieldScalarVector(t, O.mutating, 'bool', 'mutating_variable_inputs');
   return {
-    opcodeIndex: c.fieldScalar(t, O.opcodeIndex, 'uint', 0, `${path}.opcode_index`),
-    inputs: c.fieldScalarVector(t, O.inputs, 'int', `${path}.inputs`) ?? [],
-    outputs: c.fieldScalarVector(t, O.outputs, 'int', `${path}.outputs`) ?? [],
-    builtinOptions: c.fieldUnion(t, O.options, 'BuiltinOptions', `${path}.builtin_options`),
-    builtinOptions2: c.fieldUnion(t, O.options2, 'BuiltinOptions2', `${path}.builtin_options_2`),
-    customOptions: c.fieldBytes(t, O.customOptions, `${path}.custom_options`),
-    customOptionsFormat: c.fieldScalar(t, O.customFormat, 'byte', 0, `${path}.custom_options_format`),
+    opcodeIndex: c.fieldScalar(t, O.opcodeIndex, 'uint', 0, 'opcode_index'),
+    inputs: c.fieldScalarVector(t, O.inputs, 'int', 'inputs') ?? [],
+    outputs: c.fieldScalarVector(t, O.outputs, 'int', 'outputs') ?? [],
+    builtinOptions: c.fieldUnion(t, O.options, 'BuiltinOptions', 'builtin_options'),
+    builtinOptions2: c.fieldUnion(t, O.options2, 'BuiltinOptions2', 'builtin_options_2'),
+    customOptions: c.fieldBytes(t, O.customOptions, 'custom_options'),
+    customOptionsFormat: c.fieldScalar(t, O.customFormat, 'byte', 0, 'custom_options_format'),
     mutatingVariableInputs: mutating ? mutating.map((v) => v !== 0) : [],
-    intermediates: c.fieldScalarVector(t, O.intermediates, 'int', `${path}.intermediates`) ?? [],
-    largeCustomOptionsOffset: c.fieldScalar(t, O.largeOffset, 'ulong', 0, `${path}.large_custom_options_offset`),
-    largeCustomOptionsSize: c.fieldScalar(t, O.largeSize, 'ulong', 0, `${path}.large_custom_options_size`),
+    intermediates: c.fieldScalarVector(t, O.intermediates, 'int', 'intermediates') ?? [],
+    largeCustomOptionsOffset: c.fieldScalar(t, O.largeOffset, 'ulong', 0, 'large_custom_options_offset'),
+    largeCustomOptionsSize: c.fieldScalar(t, O.largeSize, 'ulong', 0, 'large_custom_options_size'),
   };
 }
 
@@ -267,21 +293,28 @@ function checkReferences(m: CircleModel, file: string): void {
     sg.tensors.forEach((t, i) => {
       if (t.buffer !== 0 && t.buffer >= nb) bad(`subgraphs[${s}].tensors[${i}].buffer`, `tensor "${t.name}" refers to buffer ${t.buffer}, but the model has ${nb} buffers`);
     });
-    const list = (xs: number[], path: string, allowOmitted: boolean) => {
+    // paths are made only for a bad index
+    const list = (xs: number[], path: () => string, allowOmitted: boolean) => {
+      const min = allowOmitted ? -1 : 0;
       for (let k = 0; k < xs.length; k++) {
         const x = xs[k]!;
-        if (x >= nt || x < (allowOmitted ? -1 : 0)) bad(`${path}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
+        if (x >= nt || x < min) bad(`${path()}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
       }
     };
-    list(sg.inputs, `subgraphs[${s}].inputs`, false);
-    list(sg.outputs, `subgraphs[${s}].outputs`, false);
-    sg.operators.forEach((op, o) => {
-      const p = `subgraphs[${s}].operators[${o}]`;
-      if (op.opcodeIndex >= m.operatorCodes.length) bad(`${p}.opcode_index`, `operator code ${op.opcodeIndex} is out of range (the model has ${m.operatorCodes.length})`);
-      list(op.inputs, `${p}.inputs`, true);
-      list(op.outputs, `${p}.outputs`, true);
-      list(op.intermediates, `${p}.intermediates`, true);
-    });
+    const inRange = (xs: number[]) => {
+      for (let k = 0; k < xs.length; k++) if (xs[k]! >= nt || xs[k]! < -1) return false;
+      return true;
+    };
+    list(sg.inputs, () => `subgraphs[${s}].inputs`, false);
+    list(sg.outputs, () => `subgraphs[${s}].outputs`, false);
+    for (let o = 0; o < sg.operators.length; o++) {
+      const op = sg.operators[o]!;
+      if (op.opcodeIndex >= m.operatorCodes.length) bad(`subgraphs[${s}].operators[${o}].opcode_index`, `operator code ${op.opcodeIndex} is out of range (the model has ${m.operatorCodes.length})`);
+      if (inRange(op.inputs) && inRange(op.outputs) && inRange(op.intermediates)) continue;
+      list(op.inputs, () => `subgraphs[${s}].operators[${o}].inputs`, true);
+      list(op.outputs, () => `subgraphs[${s}].operators[${o}].outputs`, true);
+      list(op.intermediates, () => `subgraphs[${s}].operators[${o}].intermediates`, true);
+    }
   });
   m.metadata.forEach((md, i) => {
     if (md.buffer >= nb) bad(`metadata[${i}].buffer`, `metadata "${md.name}" refers to buffer ${md.buffer}, but the model has ${nb} buffers`);

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { buildFromRecipe } from '../chef';
 import { read } from './read';
 import { write } from './write';
-import { summarize, toGraph } from './graph';
+import { summarize, toGraph, toGraphPack } from './graph';
+import { packGraph } from '../graph/pack';
+import { packContents } from '../graph/pack.test-util';
 import { operatorType } from './names';
 import { comparable } from './testing';
 
@@ -54,6 +56,8 @@ describe('every ONE recipe', () => {
         expect(g.nodes[e.to]).toBeDefined();
       }
       for (const n of g.nodes) if (n.kind === 'op') expect(n.type).not.toMatch(/^Unknown/);
+      // the view's pack, written straight from the model, says what the Graph's pack says
+      expect(packContents(toGraphPack(first, i))).toEqual(packContents(packGraph(g)));
     });
   });
 

@@ -1,8 +1,11 @@
 /**
- * Circle writer: `CircleModel` -> bytes, with the flatc-generated builders for the model's own
- * tables and a schema-driven builder (the same `schema-table.ts` the reader walks) for option
- * tables, quantization details and sparsity, so every option the reader decoded is rebuilt with
- * the same fields and values.
+ * Circle writer: `CircleModel` -> bytes, on the FlatBuffers Builder: the model's own tables
+ * (Model, SubGraph, Tensor, Operator, ...) field by field in the order and with the defaults of
+ * flatc's generated builders, and a schema-driven builder for option tables, quantization details
+ * and sparsity, so every option the reader decoded is rebuilt with the same fields and values.
+ * Both take their slots from `schema-table.ts`, which the reader walks too. The generated
+ * classes are not imported: with them comes every options class (560 KB of code), whose loading
+ * cost each command that writes a model about 80 ms of CPU at start-up.
  *
  * Rules (circle.md sections 3, 4, 6, 7): identifier `CIR0`; both op-code fields written
  * (`builtin_code` = code, `deprecated_builtin_code` = int8(code) when code < 127, else 127);
@@ -12,18 +15,7 @@
  */
 import { Builder } from 'flatbuffers';
 import { FormatError } from '../errors';
-import { Buffer as FbBuffer } from './generated/circle/buffer';
-import { Metadata as FbMetadata } from './generated/circle/metadata';
-import { Model as FbModel } from './generated/circle/model';
-import { Operator as FbOperator } from './generated/circle/operator';
-import { OperatorCode as FbOperatorCode } from './generated/circle/operator-code';
-import { QuantizationParameters as FbQuantization } from './generated/circle/quantization-parameters';
-import { SignatureDef as FbSignatureDef } from './generated/circle/signature-def';
-import { SubGraph as FbSubGraph } from './generated/circle/sub-graph';
-import { Tensor as FbTensor } from './generated/circle/tensor';
-import { TensorMap as FbTensorMap } from './generated/circle/tensor-map';
-import { VariantSubType as FbVariantSubType } from './generated/circle/variant-sub-type';
-import { SCALAR_SIZE } from './checked';
+import { SCALAR_SIZE, slotOf } from './checked';
 import type { ScalarType, SchemaField, SchemaTableDef } from './fbs-schema';
 import type { CircleBuffer, CircleModel, CircleOperator, CircleQuantization, CircleSubGraph, CircleTensor, OptionTable, OptionValue, UnionValue } from './model';
 import { CIRCLE_IDENTIFIER, PLACEHOLDER_FOR_GREATER_OP_CODES } from './read';
@@ -151,154 +143,289 @@ function bufferBytes(buf: CircleBuffer, index: number, source: Uint8Array | unde
   return null;
 }
 
+/** Slots and field counts of the model's own tables, from the schema table (as flatc numbers them). */
+const table = (name: string) => CIRCLE_SCHEMA.tables[name]!.slots;
+const MODEL = {
+  fields: table('Model'),
+  version: slotOf('Model', 'version'),
+  operatorCodes: slotOf('Model', 'operator_codes'),
+  subgraphs: slotOf('Model', 'subgraphs'),
+  description: slotOf('Model', 'description'),
+  buffers: slotOf('Model', 'buffers'),
+  metadataBuffer: slotOf('Model', 'metadata_buffer'),
+  metadata: slotOf('Model', 'metadata'),
+  signatureDefs: slotOf('Model', 'signature_defs'),
+};
+const BUFFER = { fields: table('Buffer'), data: slotOf('Buffer', 'data'), offset: slotOf('Buffer', 'offset'), size: slotOf('Buffer', 'size') };
+const OPCODE = {
+  fields: table('OperatorCode'),
+  deprecated: slotOf('OperatorCode', 'deprecated_builtin_code'),
+  custom: slotOf('OperatorCode', 'custom_code'),
+  version: slotOf('OperatorCode', 'version'),
+  builtin: slotOf('OperatorCode', 'builtin_code'),
+};
+const METADATA = { fields: table('Metadata'), name: slotOf('Metadata', 'name'), buffer: slotOf('Metadata', 'buffer') };
+const SIGNATURE = {
+  fields: table('SignatureDef'),
+  inputs: slotOf('SignatureDef', 'inputs'),
+  outputs: slotOf('SignatureDef', 'outputs'),
+  key: slotOf('SignatureDef', 'signature_key'),
+  subgraph: slotOf('SignatureDef', 'subgraph_index'),
+};
+const TENSOR_MAP = { fields: table('TensorMap'), name: slotOf('TensorMap', 'name'), index: slotOf('TensorMap', 'tensor_index') };
+const SUBGRAPH = {
+  fields: table('SubGraph'),
+  tensors: slotOf('SubGraph', 'tensors'),
+  inputs: slotOf('SubGraph', 'inputs'),
+  outputs: slotOf('SubGraph', 'outputs'),
+  operators: slotOf('SubGraph', 'operators'),
+  name: slotOf('SubGraph', 'name'),
+};
+const TENSOR = {
+  fields: table('Tensor'),
+  shape: slotOf('Tensor', 'shape'),
+  type: slotOf('Tensor', 'type'),
+  buffer: slotOf('Tensor', 'buffer'),
+  name: slotOf('Tensor', 'name'),
+  quantization: slotOf('Tensor', 'quantization'),
+  isVariable: slotOf('Tensor', 'is_variable'),
+  sparsity: slotOf('Tensor', 'sparsity'),
+  shapeSignature: slotOf('Tensor', 'shape_signature'),
+  hasRank: slotOf('Tensor', 'has_rank'),
+  variantTensors: slotOf('Tensor', 'variant_tensors'),
+  compressionType: slotOf('Tensor', 'compression_type'),
+};
+const VARIANT = { fields: table('VariantSubType'), shape: slotOf('VariantSubType', 'shape'), type: slotOf('VariantSubType', 'type'), hasRank: slotOf('VariantSubType', 'has_rank') };
+const QUANT = {
+  fields: table('QuantizationParameters'),
+  min: slotOf('QuantizationParameters', 'min'),
+  max: slotOf('QuantizationParameters', 'max'),
+  scale: slotOf('QuantizationParameters', 'scale'),
+  zeroPoint: slotOf('QuantizationParameters', 'zero_point'),
+  details: slotOf('QuantizationParameters', 'details'),
+  dim: slotOf('QuantizationParameters', 'quantized_dimension'),
+};
+const OPERATOR = {
+  fields: table('Operator'),
+  opcodeIndex: slotOf('Operator', 'opcode_index'),
+  inputs: slotOf('Operator', 'inputs'),
+  outputs: slotOf('Operator', 'outputs'),
+  options: slotOf('Operator', 'builtin_options'),
+  customOptions: slotOf('Operator', 'custom_options'),
+  customFormat: slotOf('Operator', 'custom_options_format'),
+  mutating: slotOf('Operator', 'mutating_variable_inputs'),
+  intermediates: slotOf('Operator', 'intermediates'),
+  largeOffset: slotOf('Operator', 'large_custom_options_offset'),
+  largeSize: slotOf('Operator', 'large_custom_options_size'),
+  options2: slotOf('Operator', 'builtin_options_2'),
+};
+const ZERO64 = BigInt(0);
+
+/** [int] / [uint] vectors, as flatc's create...Vector writes them */
+function int32Vector(b: Builder, data: readonly number[]): number {
+  b.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) b.addInt32(data[i]!);
+  return b.endVector();
+}
+function float32Vector(b: Builder, data: readonly number[]): number {
+  b.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) b.addFloat32(data[i]!);
+  return b.endVector();
+}
+function int64Vector(b: Builder, data: readonly bigint[]): number {
+  b.startVector(8, data.length, 8);
+  for (let i = data.length - 1; i >= 0; i--) b.addInt64(data[i]!);
+  return b.endVector();
+}
+function boolVector(b: Builder, data: readonly boolean[]): number {
+  b.startVector(1, data.length, 1);
+  for (let i = data.length - 1; i >= 0; i--) b.addInt8(+data[i]!);
+  return b.endVector();
+}
+
 /** `externalOffsets`: null for inline data; else per buffer its absolute offset (0 = none). */
 function buildModel(b: Builder, m: CircleModel, datas: (Uint8Array | null)[], externalOffsets: number[] | null): number {
   // Buffers first (largest first in the file's tail is not required; keep model order).
   const bufferOffsets = datas.map((d, i) => {
     if (externalOffsets) {
       const off = externalOffsets[i]!;
-      FbBuffer.startBuffer(b);
+      b.startObject(BUFFER.fields);
       if (off) {
-        FbBuffer.addOffset(b, BigInt(off));
-        FbBuffer.addSize(b, BigInt(d!.length));
+        b.addFieldInt64(BUFFER.offset, BigInt(off), ZERO64);
+        b.addFieldInt64(BUFFER.size, BigInt(d!.length), ZERO64);
       }
-      return FbBuffer.endBuffer(b);
+      return b.endObject();
     }
     let dataOff = 0;
     if (d && d.length) {
       b.prep(16, d.length);
       dataOff = b.createByteVector(d);
     }
-    FbBuffer.startBuffer(b);
-    if (dataOff) FbBuffer.addData(b, dataOff);
-    return FbBuffer.endBuffer(b);
+    b.startObject(BUFFER.fields);
+    if (dataOff) b.addFieldOffset(BUFFER.data, dataOff, 0);
+    return b.endObject();
   });
-  const buffers = FbModel.createBuffersVector(b, bufferOffsets);
+  const buffers = offsetVector(b, bufferOffsets);
 
-  const opcodes = FbModel.createOperatorCodesVector(
+  const opcodes = offsetVector(
     b,
     m.operatorCodes.map((oc) => {
       const custom = oc.customCode !== null ? createString(b, oc.customCode) : 0;
       const { deprecatedBuiltinCode, builtinCode } = encodeOpcode(oc.code);
-      FbOperatorCode.startOperatorCode(b);
-      FbOperatorCode.addDeprecatedBuiltinCode(b, deprecatedBuiltinCode);
-      if (custom) FbOperatorCode.addCustomCode(b, custom);
-      FbOperatorCode.addVersion(b, oc.version);
-      FbOperatorCode.addBuiltinCode(b, builtinCode);
-      return FbOperatorCode.endOperatorCode(b);
+      b.startObject(OPCODE.fields);
+      b.addFieldInt8(OPCODE.deprecated, deprecatedBuiltinCode, 0);
+      if (custom) b.addFieldOffset(OPCODE.custom, custom, 0);
+      b.addFieldInt32(OPCODE.version, oc.version, 1);
+      b.addFieldInt32(OPCODE.builtin, builtinCode, 0);
+      return b.endObject();
     }),
   );
-  const subgraphs = FbModel.createSubgraphsVector(b, m.subgraphs.map((sg) => buildSubGraph(b, sg)));
+  const subgraphs = offsetVector(b, m.subgraphs.map((sg) => buildSubGraph(b, sg)));
   const description = createString(b, m.description);
-  const metadataBuffer = m.metadataBuffer.length ? FbModel.createMetadataBufferVector(b, m.metadataBuffer) : 0;
+  const metadataBuffer = m.metadataBuffer.length ? int32Vector(b, m.metadataBuffer) : 0;
   const metadata = m.metadata.length
-    ? FbModel.createMetadataVector(b, m.metadata.map((md) => FbMetadata.createMetadata(b, createString(b, md.name), md.buffer)))
-    : 0;
-  const signatures = m.signatureDefs.length
-    ? FbModel.createSignatureDefsVector(
+    ? offsetVector(
         b,
-        m.signatureDefs.map((sd) => {
-          const maps = (xs: { name: string; tensorIndex: number }[]) => xs.map((x) => FbTensorMap.createTensorMap(b, createString(b, x.name), x.tensorIndex));
-          const inputs = FbSignatureDef.createInputsVector(b, maps(sd.inputs));
-          const outputs = FbSignatureDef.createOutputsVector(b, maps(sd.outputs));
-          return FbSignatureDef.createSignatureDef(b, inputs, outputs, createString(b, sd.signatureKey), sd.subgraphIndex);
+        m.metadata.map((md) => {
+          const name = createString(b, md.name);
+          b.startObject(METADATA.fields);
+          b.addFieldOffset(METADATA.name, name, 0);
+          b.addFieldInt32(METADATA.buffer, md.buffer, 0);
+          return b.endObject();
         }),
       )
     : 0;
-  FbModel.startModel(b);
-  FbModel.addVersion(b, m.version);
-  FbModel.addOperatorCodes(b, opcodes);
-  FbModel.addSubgraphs(b, subgraphs);
-  FbModel.addDescription(b, description);
-  FbModel.addBuffers(b, buffers);
-  if (metadataBuffer) FbModel.addMetadataBuffer(b, metadataBuffer);
-  if (metadata) FbModel.addMetadata(b, metadata);
-  if (signatures) FbModel.addSignatureDefs(b, signatures);
-  return FbModel.endModel(b);
+  const signatures = m.signatureDefs.length
+    ? offsetVector(
+        b,
+        m.signatureDefs.map((sd) => {
+          const maps = (xs: { name: string; tensorIndex: number }[]) =>
+            xs.map((x) => {
+              const name = createString(b, x.name);
+              b.startObject(TENSOR_MAP.fields);
+              b.addFieldOffset(TENSOR_MAP.name, name, 0);
+              b.addFieldInt32(TENSOR_MAP.index, x.tensorIndex, 0);
+              return b.endObject();
+            });
+          const inputs = offsetVector(b, maps(sd.inputs));
+          const outputs = offsetVector(b, maps(sd.outputs));
+          const key = createString(b, sd.signatureKey);
+          b.startObject(SIGNATURE.fields);
+          b.addFieldOffset(SIGNATURE.inputs, inputs, 0);
+          b.addFieldOffset(SIGNATURE.outputs, outputs, 0);
+          b.addFieldOffset(SIGNATURE.key, key, 0);
+          b.addFieldInt32(SIGNATURE.subgraph, sd.subgraphIndex, 0);
+          return b.endObject();
+        }),
+      )
+    : 0;
+  b.startObject(MODEL.fields);
+  b.addFieldInt32(MODEL.version, m.version, 0);
+  b.addFieldOffset(MODEL.operatorCodes, opcodes, 0);
+  b.addFieldOffset(MODEL.subgraphs, subgraphs, 0);
+  b.addFieldOffset(MODEL.description, description, 0);
+  b.addFieldOffset(MODEL.buffers, buffers, 0);
+  if (metadataBuffer) b.addFieldOffset(MODEL.metadataBuffer, metadataBuffer, 0);
+  if (metadata) b.addFieldOffset(MODEL.metadata, metadata, 0);
+  if (signatures) b.addFieldOffset(MODEL.signatureDefs, signatures, 0);
+  return b.endObject();
 }
 
 function buildSubGraph(b: Builder, sg: CircleSubGraph): number {
-  const tensors = FbSubGraph.createTensorsVector(b, sg.tensors.map((t) => buildTensor(b, t)));
-  const inputs = FbSubGraph.createInputsVector(b, sg.inputs);
-  const outputs = FbSubGraph.createOutputsVector(b, sg.outputs);
-  const operators = FbSubGraph.createOperatorsVector(b, sg.operators.map((op) => buildOperator(b, op)));
+  const tensors = offsetVector(b, sg.tensors.map((t) => buildTensor(b, t)));
+  const inputs = int32Vector(b, sg.inputs);
+  const outputs = int32Vector(b, sg.outputs);
+  const operators = offsetVector(b, sg.operators.map((op) => buildOperator(b, op)));
   const name = createString(b, sg.name);
-  return FbSubGraph.createSubGraph(b, tensors, inputs, outputs, operators, name);
+  b.startObject(SUBGRAPH.fields);
+  b.addFieldOffset(SUBGRAPH.tensors, tensors, 0);
+  b.addFieldOffset(SUBGRAPH.inputs, inputs, 0);
+  b.addFieldOffset(SUBGRAPH.outputs, outputs, 0);
+  b.addFieldOffset(SUBGRAPH.operators, operators, 0);
+  b.addFieldOffset(SUBGRAPH.name, name, 0);
+  return b.endObject();
 }
 
 function buildTensor(b: Builder, t: CircleTensor): number {
-  const shape = FbTensor.createShapeVector(b, t.shape);
+  const shape = int32Vector(b, t.shape);
   const name = createString(b, t.name);
   const quant = t.quantization ? buildQuantization(b, t.quantization) : 0;
   const sparsity = t.sparsity ? encodeTable(b, CIRCLE_SCHEMA.tables.SparsityParameters!, t.sparsity) : 0;
-  const signature = t.shapeSignature ? FbTensor.createShapeSignatureVector(b, t.shapeSignature) : 0;
+  const signature = t.shapeSignature ? int32Vector(b, t.shapeSignature) : 0;
   const variants = t.variantTensors.length
-    ? FbTensor.createVariantTensorsVector(
+    ? offsetVector(
         b,
-        t.variantTensors.map((v) => FbVariantSubType.createVariantSubType(b, FbVariantSubType.createShapeVector(b, v.shape), v.type, v.hasRank)),
+        t.variantTensors.map((v) => {
+          const vShape = int32Vector(b, v.shape);
+          b.startObject(VARIANT.fields);
+          b.addFieldOffset(VARIANT.shape, vShape, 0);
+          b.addFieldInt8(VARIANT.type, v.type, 0);
+          b.addFieldInt8(VARIANT.hasRank, +v.hasRank, 0);
+          return b.endObject();
+        }),
       )
     : 0;
-  FbTensor.startTensor(b);
-  FbTensor.addShape(b, shape);
-  FbTensor.addType(b, t.type);
-  FbTensor.addBuffer(b, t.buffer);
-  FbTensor.addName(b, name);
-  if (quant) FbTensor.addQuantization(b, quant);
-  FbTensor.addIsVariable(b, t.isVariable);
-  if (sparsity) FbTensor.addSparsity(b, sparsity);
-  if (signature) FbTensor.addShapeSignature(b, signature);
-  FbTensor.addHasRank(b, t.hasRank);
-  if (variants) FbTensor.addVariantTensors(b, variants);
-  FbTensor.addCompressionType(b, t.compressionType);
-  return FbTensor.endTensor(b);
+  b.startObject(TENSOR.fields);
+  b.addFieldOffset(TENSOR.shape, shape, 0);
+  b.addFieldInt8(TENSOR.type, t.type, 0);
+  b.addFieldInt32(TENSOR.buffer, t.buffer, 0);
+  b.addFieldOffset(TENSOR.name, name, 0);
+  if (quant) b.addFieldOffset(TENSOR.quantization, quant, 0);
+  b.addFieldInt8(TENSOR.isVariable, +t.isVariable, 0);
+  if (sparsity) b.addFieldOffset(TENSOR.sparsity, sparsity, 0);
+  if (signature) b.addFieldOffset(TENSOR.shapeSignature, signature, 0);
+  b.addFieldInt8(TENSOR.hasRank, +t.hasRank, 0);
+  if (variants) b.addFieldOffset(TENSOR.variantTensors, variants, 0);
+  b.addFieldInt8(TENSOR.compressionType, t.compressionType, 0);
+  return b.endObject();
 }
 
 function buildQuantization(b: Builder, q: CircleQuantization): number {
-  const min = q.min.length ? FbQuantization.createMinVector(b, q.min) : 0;
-  const max = q.max.length ? FbQuantization.createMaxVector(b, q.max) : 0;
-  const scale = q.scale.length ? FbQuantization.createScaleVector(b, q.scale) : 0;
-  const zp = q.zeroPoint.length ? FbQuantization.createZeroPointVector(b, q.zeroPoint.map(toBigInt)) : 0;
+  const min = q.min.length ? float32Vector(b, q.min) : 0;
+  const max = q.max.length ? float32Vector(b, q.max) : 0;
+  const scale = q.scale.length ? float32Vector(b, q.scale) : 0;
+  const zp = q.zeroPoint.length ? int64Vector(b, q.zeroPoint.map(toBigInt)) : 0;
   const details = q.details ? encodeUnion(b, 'QuantizationDetails', q.details) : 0;
-  FbQuantization.startQuantizationParameters(b);
-  if (min) FbQuantization.addMin(b, min);
-  if (max) FbQuantization.addMax(b, max);
-  if (scale) FbQuantization.addScale(b, scale);
-  if (zp) FbQuantization.addZeroPoint(b, zp);
+  b.startObject(QUANT.fields);
+  if (min) b.addFieldOffset(QUANT.min, min, 0);
+  if (max) b.addFieldOffset(QUANT.max, max, 0);
+  if (scale) b.addFieldOffset(QUANT.scale, scale, 0);
+  if (zp) b.addFieldOffset(QUANT.zeroPoint, zp, 0);
   if (q.details) {
-    FbQuantization.addDetailsType(b, q.details.type);
-    if (details) FbQuantization.addDetails(b, details);
+    b.addFieldInt8(QUANT.details - 1, q.details.type, 0);
+    if (details) b.addFieldOffset(QUANT.details, details, 0);
   }
-  FbQuantization.addQuantizedDimension(b, q.quantizedDimension);
-  return FbQuantization.endQuantizationParameters(b);
+  b.addFieldInt32(QUANT.dim, q.quantizedDimension, 0);
+  return b.endObject();
 }
 
 function buildOperator(b: Builder, op: CircleOperator): number {
-  const inputs = FbOperator.createInputsVector(b, op.inputs);
-  const outputs = FbOperator.createOutputsVector(b, op.outputs);
+  const inputs = int32Vector(b, op.inputs);
+  const outputs = int32Vector(b, op.outputs);
   const options = op.builtinOptions ? encodeUnion(b, 'BuiltinOptions', op.builtinOptions) : 0;
   const options2 = op.builtinOptions2 ? encodeUnion(b, 'BuiltinOptions2', op.builtinOptions2) : 0;
   const custom = op.customOptions ? b.createByteVector(op.customOptions) : 0;
-  const mutating = op.mutatingVariableInputs.length ? FbOperator.createMutatingVariableInputsVector(b, op.mutatingVariableInputs) : 0;
-  const intermediates = op.intermediates.length ? FbOperator.createIntermediatesVector(b, op.intermediates) : 0;
-  FbOperator.startOperator(b);
-  FbOperator.addOpcodeIndex(b, op.opcodeIndex);
-  FbOperator.addInputs(b, inputs);
-  FbOperator.addOutputs(b, outputs);
+  const mutating = op.mutatingVariableInputs.length ? boolVector(b, op.mutatingVariableInputs) : 0;
+  const intermediates = op.intermediates.length ? int32Vector(b, op.intermediates) : 0;
+  b.startObject(OPERATOR.fields);
+  b.addFieldInt32(OPERATOR.opcodeIndex, op.opcodeIndex, 0);
+  b.addFieldOffset(OPERATOR.inputs, inputs, 0);
+  b.addFieldOffset(OPERATOR.outputs, outputs, 0);
   if (op.builtinOptions) {
-    FbOperator.addBuiltinOptionsType(b, op.builtinOptions.type);
-    if (options) FbOperator.addBuiltinOptions(b, options);
+    b.addFieldInt8(OPERATOR.options - 1, op.builtinOptions.type, 0);
+    if (options) b.addFieldOffset(OPERATOR.options, options, 0);
   }
-  if (custom) FbOperator.addCustomOptions(b, custom);
-  FbOperator.addCustomOptionsFormat(b, op.customOptionsFormat);
-  if (mutating) FbOperator.addMutatingVariableInputs(b, mutating);
-  if (intermediates) FbOperator.addIntermediates(b, intermediates);
-  FbOperator.addLargeCustomOptionsOffset(b, toBigInt(op.largeCustomOptionsOffset));
-  FbOperator.addLargeCustomOptionsSize(b, toBigInt(op.largeCustomOptionsSize));
+  if (custom) b.addFieldOffset(OPERATOR.customOptions, custom, 0);
+  b.addFieldInt8(OPERATOR.customFormat, op.customOptionsFormat, 0);
+  if (mutating) b.addFieldOffset(OPERATOR.mutating, mutating, 0);
+  if (intermediates) b.addFieldOffset(OPERATOR.intermediates, intermediates, 0);
+  b.addFieldInt64(OPERATOR.largeOffset, toBigInt(op.largeCustomOptionsOffset), ZERO64);
+  b.addFieldInt64(OPERATOR.largeSize, toBigInt(op.largeCustomOptionsSize), ZERO64);
   if (op.builtinOptions2) {
-    FbOperator.addBuiltinOptions2Type(b, op.builtinOptions2.type);
-    if (options2) FbOperator.addBuiltinOptions2(b, options2);
+    b.addFieldInt8(OPERATOR.options2 - 1, op.builtinOptions2.type, 0);
+    if (options2) b.addFieldOffset(OPERATOR.options2, options2, 0);
   }
-  return FbOperator.endOperator(b);
+  return b.endObject();
 }
 
 function toBigInt(v: number): bigint {

@@ -146,7 +146,19 @@ export function reduceCrossings(g: LayeredGraph, maxSweeps = 16, patience = 4): 
         sortable.push(v);
       }
       if (sortable.length === 0) continue;
-      sortable.sort(cmp);
+      if (sortable.length > 16) sortable.sort(cmp);
+      else {
+        // insertion sort: most layers hold a handful of nodes, where a sort() call costs more than the sorting
+        for (let q = 1; q < sortable.length; q++) {
+          const v = sortable[q]!;
+          let j = q;
+          while (j > 0 && cmp(sortable[j - 1]!, v) > 0) {
+            sortable[j] = sortable[j - 1]!;
+            j--;
+          }
+          sortable[j] = v;
+        }
+      }
       // nodes without neighbours keep their slot; the others fill the remaining slots in order
       let j = 0;
       for (let i = s; i < e; i++) {

@@ -142,7 +142,7 @@ function align(
       const mp = (ws.length - 1) / 2;
       for (let m = Math.floor(mp), hi = Math.ceil(mp); m <= hi; m++) {
         const w = ws[m];
-        if (al[v] === v && prevIdx < pos[w] && !conflicts.has(v < w ? v * count + w : w * count + v)) {
+        if (al[v] === v && prevIdx < pos[w] && !(conflicts.size > 0 && conflicts.has(v < w ? v * count + w : w * count + v))) {
           al[w] = v;
           al[v] = root[v] = root[w];
           prevIdx = pos[w];

@@ -19,6 +19,8 @@ import { assignAcross } from './layout-position';
 
 /** Width of the loop drawn for an edge from a node to itself. */
 const SELF_LOOP = 12;
+/** Gap between parallel edges (two tensors from one node to the next). */
+export const PARALLEL_SEP = 14;
 /** Components at least this big report their phases to onProgress. */
 const PROGRESS_MIN_NODES = 1000;
 /** Components that are plain chains up to this size skip the layered machinery. */
@@ -313,22 +315,60 @@ function layoutComponent(c: ComponentInput): ComponentResult {
   report('position', 0.85);
 
   // --- 6. edge polylines ----------------------------------------------------------------------
+  // Edges between the same two nodes without bend points (two tensors from one op to the next)
+  // would share one line: they are spread across, PARALLEL_SEP apart, each a line of its own.
+  const parIndex = new Int32Array(m);
+  const parCount = new Int32Array(m).fill(1);
+  {
+    const seenFrom = new Int32Array(n).fill(-1);
+    const countAt = new Int32Array(n);
+    const straight = (e: number) => !withDummies[e] || rank[dagTo[e]] - rank[dagFrom[e]] <= 1;
+    for (let v = 0; v < n; v++) {
+      const q0 = dOut.start[v], q1 = dOut.start[v + 1];
+      if (q1 - q0 < 2) continue;
+      for (let q = q0; q < q1; q++) {
+        const e = dOut.idx[q];
+        if (!straight(e)) continue;
+        const w = dagTo[e];
+        if (seenFrom[w] !== v) {
+          seenFrom[w] = v;
+          countAt[w] = 0;
+        }
+        parIndex[e] = countAt[w]++;
+      }
+      for (let q = q0; q < q1; q++) {
+        const e = dOut.idx[q];
+        if (straight(e)) parCount[e] = countAt[dagTo[e]];
+      }
+    }
+  }
   const offsets = new Int32Array(m + 1);
-  const pts: number[] = [];
+  for (let e = 0; e < m; e++) {
+    const k = dagFrom[e] < 0 ? 2 : withDummies[e] ? rank[dagTo[e]] - rank[dagFrom[e]] - 1 : 0;
+    offsets[e + 1] = offsets[e] + k + 2;
+  }
+  const points = new Float64Array(2 * offsets[m]);
   const tmp: number[] = [];
   for (let e = 0; e < m; e++) {
     const a = from[e];
+    let at = 2 * offsets[e];
     if (dagFrom[e] < 0) {
       // self loop: a small loop on the far side of the node
       const xr = x[a] + across[a] / 2;
       const q = along[a] / 4;
-      pts.push(xr, y[a] - q, xr + SELF_LOOP, y[a] - q, xr + SELF_LOOP, y[a] + q, xr, y[a] + q);
+      points.set([xr, y[a] - q, xr + SELF_LOOP, y[a] - q, xr + SELF_LOOP, y[a] + q, xr, y[a] + q], at);
       if (xr + SELF_LOOP > maxX) maxX = xr + SELF_LOOP;
+      continue;
+    }
+    const u = dagFrom[e];
+    const w = dagTo[e];
+    tmp.length = 0;
+    const k = withDummies[e] ? rank[w] - rank[u] - 1 : 0;
+    if (k === 0 && parCount[e] > 1) {
+      const room = Math.max(0, Math.min(across[u], across[w]) / 2 - 2);
+      const o = Math.max(-room, Math.min(room, (parIndex[e] - (parCount[e] - 1) / 2) * PARALLEL_SEP));
+      tmp.push(x[u] + o, y[u] + along[u] / 2, x[w] + o, y[w] - along[w] / 2);
     } else {
-      const u = dagFrom[e];
-      const w = dagTo[e];
-      tmp.length = 0;
-      const k = withDummies[e] ? rank[w] - rank[u] - 1 : 0;
       const d0 = dummyFirst[e];
       const nx = k > 0 ? lx[d0] : x[w];
       const ny = k > 0 ? rankY[lrank[d0]] : y[w];
@@ -337,16 +377,18 @@ function layoutComponent(c: ComponentInput): ComponentResult {
       const px = k > 0 ? lx[d0 + k - 1] : x[u];
       const py = k > 0 ? rankY[lrank[d0 + k - 1]] : y[u];
       border(x[w], y[w], across[w], along[w], px, py, tmp);
-      if (reversed[e]) {
-        for (let i = tmp.length - 2; i >= 0; i -= 2) pts.push(tmp[i], tmp[i + 1]);
-      } else {
-        for (let i = 0; i < tmp.length; i++) pts.push(tmp[i]);
-      }
     }
-    offsets[e + 1] = pts.length / 2;
+    if (reversed[e]) {
+      for (let i = tmp.length - 2; i >= 0; i -= 2) {
+        points[at++] = tmp[i];
+        points[at++] = tmp[i + 1];
+      }
+    } else {
+      for (let i = 0; i < tmp.length; i++) points[at++] = tmp[i];
+    }
   }
   report('edges', 1);
-  return { x, y, rank, offsets, points: Float64Array.from(pts), reversed, minX, maxX, maxY: yAt };
+  return { x, y, rank, offsets, points, reversed, minX, maxX, maxY: yAt };
 }
 
 /**
@@ -610,7 +652,8 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
     const es = edgesBy.start[c];
     for (let i = 0; i < edgesBy.start[c + 1] - es; i++) {
       const e = edgesBy.idx[es + i];
-      edgePoints.set(pts.subarray(2 * offs[i], 2 * offs[i + 1]), 2 * edgeOffsets[e]);
+      let to = 2 * edgeOffsets[e];
+      for (let q = 2 * offs[i]; q < 2 * offs[i + 1]; q++) edgePoints[to++] = pts[q];
     }
   }
   const w = new Float64Array(n);

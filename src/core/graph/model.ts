@@ -31,6 +31,28 @@ export interface GraphAttribute {
   value: string;
   /** type hint: 'enum' | 'int' | 'float' | 'bool' | 'string' | 'int[]' | 'float[]' | 'subgraph' ... */
   type?: string;
+  /**
+   * Worth showing inside the node box when attributes are shown (Netron's `visible`): the format
+   * decides, typically a value other than the schema default (`padding = VALID`, `stride_w = 2`,
+   * `fused_activation_function = RELU`). The side panel lists every attribute regardless.
+   */
+  inNode?: boolean;
+}
+
+/**
+ * A constant input drawn inside its node's box (`filter ⟨8×1×1×8⟩`, `bias ⟨8⟩`) when weights are
+ * shown, instead of as a node and an edge of its own: circle constant tensors, Caffe weight blobs,
+ * NVDLA weight surfaces. No values here: those are read on demand (tensor details).
+ */
+export interface GraphConstant {
+  /** role in the op (`filter`, `bias`, `weights`, `axes`) or the blob's name */
+  name: string;
+  /** dimensions, -1 where unknown; [] for a scalar */
+  shape: number[];
+  /** `float32`, `int8` ... (shown on hover) */
+  dtype: string;
+  /** a short value shown instead of the shape, for scalars (`axis = 0`) */
+  value?: string;
 }
 
 /** One port of a node: a tensor going in or out. */
@@ -72,6 +94,8 @@ export interface GraphNode {
   inputs: GraphPort[];
   outputs: GraphPort[];
   attributes: GraphAttribute[];
+  /** constant inputs, in input order, drawn inside the box (see GraphConstant); absent = none */
+  constants?: GraphConstant[];
   /** subgraphs this node refers to (IF/WHILE bodies), as graph ids */
   subgraphs?: string[];
   /** optional group (namespace) id for grouping and per-group layout */

@@ -8,21 +8,21 @@ import type { CSSProperties, FocusEvent as ReactFocusEvent, KeyboardEvent as Rea
 import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import type { GraphLayout } from '../../core/graph/layout-types';
 import type { Graph } from '../../core/graph/model';
-import { hitTestNode } from '../../core/graph/view/hit-test';
+import { hitTestEdge, hitTestNode, hitTestRow } from '../../core/graph/view/hit-test';
 import { initialFocus, navTarget, type NavKey } from '../../core/graph/view/keyboard-nav';
 import { accessibleName } from '../../core/graph/view/labels';
-import type { Theme } from './palette';
+import { paletteFor, type Theme } from './palette';
 import { drawFrame, LOD, makeScratch, type FrameScratch } from './render';
 import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, type SceneMeasures } from '../../core/graph/view/scene';
 import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
-import { preparedSceneFor } from './prepared';
+import { onSceneLabels, preparedSceneFor } from './prepared';
 
 export interface GraphViewProps {
   graph: Graph;
   layout: GraphLayout;
-  /** the scene geometry prepared off the UI thread for exactly this graph and layout (optional) */
-  scene?: SceneData;
+  /** the scene prepared off the UI thread for exactly this graph and layout, with the strings it refers to (optional) */
+  scene?: { scene: SceneData; strings: readonly string[] };
   theme: Theme;
   selected: number | null;
   /** related nodes (non-zero = highlighted), index-aligned with graph.nodes */
@@ -109,6 +109,11 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 
 const ROOT_STYLE: CSSProperties = { position: 'relative', overflow: 'hidden', width: '100%', height: '100%', outline: 'none', touchAction: 'none' };
 const CANVAS_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', display: 'block' };
+const TIP_STYLE: CSSProperties = {
+  position: 'absolute', left: 0, top: 0, display: 'none', pointerEvents: 'none', zIndex: 2, whiteSpace: 'pre', maxWidth: 480,
+  overflow: 'hidden', textOverflow: 'ellipsis', font: '11px -apple-system, "Segoe UI", "Helvetica Neue", Helvetica, Arial, sans-serif',
+  padding: '3px 6px', borderRadius: 4, boxShadow: '0 1px 4px rgba(0,0,0,0.3)',
+};
 const LAYER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: 0, height: 0, transformOrigin: '0 0', willChange: 'transform' };
 
 export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function GraphView(props, ref) {
@@ -121,7 +126,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const scene: Scene = useMemo(
     () => {
       const prepared = props.scene ?? preparedSceneFor(layout);
-      return prepared ? withGraph(prepared, graph, layout) : buildScene(graph, layout, sceneMeasures());
+      return prepared ? withGraph(prepared.scene, graph, layout, prepared.strings) : buildScene(graph, layout, sceneMeasures());
     },
     [graph, layout, props.scene],
   );
@@ -142,8 +147,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
+  const edgeHitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.segmentGrid.itemCount)), [scene]);
+  /** the hover tooltip (a constant input's dtype, an attribute's whole value, an edge's tensor), updated without re-rendering */
+  const tipRef = useRef<HTMLDivElement>(null);
 
-  const [focus, setFocus] = useState<number | null>(() => initialFocus(scene.nav, selected, graph.nodes.map((n) => n.kind)));
+  const [focus, setFocus] = useState<number | null>(() => initialFocus(scene.nav, selected, (i) => graph.nodes[i]!.kind));
   const [overlay, setOverlay] = useState<number[]>([]);
   const [focusInside, setFocusInside] = useState(false);
 
@@ -203,6 +211,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     }, scratchRef.current);
     const ms = performance.now() - t0;
     const prev = window.__npuGraphStats;
+    if (!prev || prev.framesDrawn === 0) performance.measure('npu:view:first-draw', { start: t0, end: t0 + ms });
     window.__npuGraphStats = {
       framesDrawn: (prev?.framesDrawn ?? 0) + 1,
       lastFrameMs: ms,
@@ -233,6 +242,16 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const requestDraw = useCallback(() => {
     if (!rafRef.current) rafRef.current = requestAnimationFrame(draw);
   }, [draw]);
+
+  // a big graph's edge labels arrive after its scene (prepared.ts): into this view's scene, then drawn
+  useEffect(
+    () =>
+      onSceneLabels(layout, (labels) => {
+        Object.assign(scene, labels);
+        requestDraw();
+      }),
+    [layout, scene, requestDraw],
+  );
 
   // ---------------------------------------------------------------- transforms
   const applyTransform = useCallback((t: ZoomTransform) => {
@@ -431,12 +450,33 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     return () => ro.disconnect();
   }, [showInitial, requestDraw, updateExtent]);
 
-  // a new graph: fit on first show, reset keyboard focus
+  // a new graph: fit on first show, reset keyboard focus; the same graph laid out again (another
+  // node display choice) keeps its place: the selected node, or the one nearest the centre, stays
+  // where it was on screen
+  const prevSceneRef = useRef<Scene | null>(null);
   useEffect(() => {
+    const prev = prevSceneRef.current;
+    prevSceneRef.current = scene;
     scratchRef.current = null;
     overlayRef.current = [];
     setOverlay([]);
-    setFocus(initialFocus(scene.nav, live.current.selected, scene.graph.nodes.map((n) => n.kind)));
+    const { width, height } = sizeRef.current;
+    if (prev && prev.graph.id === scene.graph.id && prev.nodeCount === scene.nodeCount && prev.layout.direction === scene.layout.direction && width > 0 && height > 0) {
+      const t = transformRef.current;
+      const sel = live.current.selected;
+      let anchor = sel !== null && sel >= 0 && sel < scene.nodeCount ? sel : null;
+      if (anchor === null) {
+        const scratch = new Uint32Array(Math.max(1, prev.nodeCount));
+        anchor = hitTestNode(prev.nodeGrid, prev.layout, (width / 2 - t.x) / t.k, (height / 2 - t.y) / t.k, Math.max(width, height) / t.k, scratch);
+      }
+      updateExtent();
+      if (anchor !== null) {
+        const sx = prev.layout.x[anchor]! * t.k + t.x, sy = prev.layout.y[anchor]! * t.k + t.y;
+        applyTransform(zoomIdentity.translate(sx - scene.layout.x[anchor]! * t.k, sy - scene.layout.y[anchor]! * t.k).scale(t.k));
+      } else requestDraw();
+      return;
+    }
+    setFocus(initialFocus(scene.nav, live.current.selected, (i) => scene.graph.nodes[i]!.kind));
     userMovedRef.current = false;
     if (sizeRef.current.width > 0 && sizeRef.current.height > 0) {
       needsFitRef.current = false;
@@ -444,7 +484,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     } else {
       needsFitRef.current = true;
     }
-  }, [scene, showInitial]);
+  }, [scene, showInitial, updateExtent, applyTransform, requestDraw]);
 
   // selection from outside moves the roving focus there (without stealing DOM focus)
   useEffect(() => {
@@ -519,17 +559,59 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (i !== null) live.current.onActivate?.(i);
   }, [nodeAt]);
 
+  /** The tooltip text for a point: a body row of node i (constant input or attribute), or else an edge near it. */
+  const tipAt = useCallback((clientX: number, clientY: number, i: number | null): string => {
+    const root = rootRef.current;
+    if (!root) return '';
+    const r = root.getBoundingClientRect();
+    const t = transformRef.current;
+    const wx = (clientX - r.left - t.x) / t.k, wy = (clientY - r.top - t.y) / t.k;
+    const sc = live.current.scene;
+    if (i !== null) {
+      if (t.k < LOD.subtitle) return '';
+      const row = hitTestRow(sc.boxes, sc.layout, i, wx, wy);
+      if (row < 0) return '';
+      return sc.boxes.texts[sc.boxes.rowTip[row]!] ?? '';
+    }
+    if (t.k < LOD.text) return '';
+    const e = hitTestEdge(sc, wx, wy, 4 / t.k, edgeHitScratch);
+    if (e === null) return '';
+    const edge = sc.graph.edges[e];
+    if (!edge) return '';
+    return edge.label ? `${edge.name}: ${edge.label}` : edge.name;
+  }, [edgeHitScratch]);
+
+  const showTip = useCallback((text: string, clientX: number, clientY: number) => {
+    const el = tipRef.current, root = rootRef.current;
+    if (!el || !root) return;
+    if (!text) {
+      if (el.style.display !== 'none') el.style.display = 'none';
+      return;
+    }
+    const r = root.getBoundingClientRect();
+    if (el.textContent !== text) el.textContent = text;
+    el.style.display = 'block';
+    const x = Math.min(clientX - r.left + 12, Math.max(0, r.width - el.offsetWidth - 4));
+    const y = clientY - r.top + 16 + el.offsetHeight > r.height ? clientY - r.top - el.offsetHeight - 8 : clientY - r.top + 16;
+    el.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
+  }, []);
+
   const onPointerMove = useCallback((ev: ReactPointerEvent<HTMLDivElement>) => {
-    if (ev.buttons !== 0) return;
+    if (ev.buttons !== 0) {
+      showTip('', 0, 0);
+      return;
+    }
     const i = indexFromTarget(ev.target) ?? nodeAt(ev.clientX, ev.clientY);
     if (i !== hoverRef.current) {
       hoverRef.current = i;
       if (rootRef.current) rootRef.current.style.cursor = i === null ? 'default' : 'pointer';
       live.current.onHover?.(i);
     }
-  }, [nodeAt]);
+    showTip(tipAt(ev.clientX, ev.clientY, i), ev.clientX, ev.clientY);
+  }, [nodeAt, tipAt, showTip]);
 
   const onPointerLeave = useCallback(() => {
+    showTip('', 0, 0);
     if (hoverRef.current !== null) {
       hoverRef.current = null;
       live.current.onHover?.(null);
@@ -601,6 +683,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       data-graph-id={graph.id}
     >
       <canvas ref={canvasRef} data-testid="graph-canvas" style={CANVAS_STYLE} aria-hidden="true" />
+      <div ref={tipRef} role="tooltip" data-testid="graph-tooltip" style={{ ...TIP_STYLE, background: paletteFor(theme).tooltip, color: paletteFor(theme).tooltipText }} />
       <div
         ref={layerRef}
         role="group"

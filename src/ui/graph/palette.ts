@@ -28,6 +28,12 @@ export interface GraphPalette {
   outputFill: string;
   outputBorder: string;
   constantFill: string;
+  /** body of a box below its header (constant inputs, attributes) and its text */
+  nodeBody: string;
+  nodeBodyText: string;
+  /** background of the hover tooltip and its text */
+  tooltip: string;
+  tooltipText: string;
   category: Record<NodeCategory, string>;
 }
 
@@ -46,6 +52,10 @@ const LIGHT: GraphPalette = {
   outputFill: '#f7e8e0',
   outputBorder: '#a3481a',
   constantFill: '#d6d6d6',
+  nodeBody: '#ffffff',
+  nodeBodyText: '#1a1a1a',
+  tooltip: '#2b2b2b',
+  tooltipText: '#ffffff',
   category: {
     Layer: '#335588',
     Activation: '#702921',
@@ -81,6 +91,10 @@ const DARK: GraphPalette = {
   outputFill: '#45261a',
   outputBorder: '#e8895a',
   constantFill: '#4a4a4a',
+  nodeBody: '#2b2b2b',
+  nodeBodyText: '#e4e4e4',
+  tooltip: '#f0f0f0',
+  tooltipText: '#111111',
   category: {
     Layer: '#3d6bb3',
     Activation: '#a8392c',

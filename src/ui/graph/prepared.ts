@@ -1,17 +1,46 @@
 /**
- * Scenes prepared off the UI thread, keyed by the layout they were computed for. Whoever asks
- * the layout worker for a prepared view (ui/actions.ts `prepareGraphView`) registers the scene
- * here; GraphView picks it up for that layout instead of building the scene itself.
+ * Scenes prepared off the UI thread, keyed by the layout they were computed for, with the pack's
+ * decoded strings they refer to. Whoever asks the layout worker for a prepared view
+ * (ui/actions.ts `prepareGraphView`) registers the scene here; GraphView picks it up for that
+ * layout instead of building the scene itself. The scene records the node display choice it was
+ * made for (graph/display.ts re-prepares views when the choice changes).
+ *
+ * A big graph's edge labels arrive after its scene (the layout worker places them while the graph
+ * is drawn): `applySceneLabels` puts them into the registered scene and into every scene a view
+ * made from it, and tells those views to draw again.
  */
 import type { GraphLayout } from '../../core/graph/layout-types';
-import type { SceneData } from '../../core/graph/view/scene';
+import type { SceneData, SceneLabels } from '../../core/graph/view/scene';
 
-const scenes = new WeakMap<GraphLayout, SceneData>();
-
-export function registerPreparedScene(layout: GraphLayout, scene: SceneData) {
-  scenes.set(layout, scene);
+export interface PreparedScene {
+  scene: SceneData;
+  strings: readonly string[];
 }
 
-export function preparedSceneFor(layout: GraphLayout): SceneData | undefined {
+const scenes = new WeakMap<GraphLayout, PreparedScene>();
+/** views drawing a layout: called with the labels when they arrive */
+const waiting = new WeakMap<GraphLayout, Set<(labels: SceneLabels) => void>>();
+
+export function registerPreparedScene(layout: GraphLayout, scene: SceneData, strings: readonly string[]) {
+  scenes.set(layout, { scene, strings });
+}
+
+export function preparedSceneFor(layout: GraphLayout): PreparedScene | undefined {
   return scenes.get(layout);
+}
+
+/** The edge labels of a registered scene, placed after it was sent. */
+export function applySceneLabels(layout: GraphLayout, labels: SceneLabels) {
+  const p = scenes.get(layout);
+  if (p) Object.assign(p.scene, labels);
+  for (const l of waiting.get(layout) ?? []) l(labels);
+  performance.mark('npu:view:labels');
+}
+
+/** Calls `onLabels` when labels for `layout` arrive; returns the unsubscribe function. */
+export function onSceneLabels(layout: GraphLayout, onLabels: (labels: SceneLabels) => void): () => void {
+  let set = waiting.get(layout);
+  if (!set) waiting.set(layout, (set = new Set()));
+  set.add(onLabels);
+  return () => set.delete(onLabels);
 }

@@ -1,11 +1,14 @@
 /**
  * Canvas 2D renderer of a Scene. One call draws one frame: culled through the grids, paths batched
- * per colour (one fill and one stroke per colour, no per-node save/restore, two font changes),
- * text only when zoomed in enough. Used for the screen and for PNG export.
+ * per colour (one fill and one stroke per colour, no per-node save/restore, a few font changes),
+ * edges as the same curves the SVG export writes (edge-curve.ts), text only when zoomed in enough.
+ * Used for the screen and for PNG export.
  */
 import { queryGrid } from '../../core/graph/view/spatial-grid';
-import { CHAIN_FONT_SIZE, CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT, FONT_FAMILY, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
-import type { Scene } from '../../core/graph/view/scene';
+import { CHAIN_ROW_HEIGHT, EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT, SUBTITLE_FONT_SIZE, TITLE_FONT_SIZE } from '../../core/graph/view/labels';
+import { chainText, rowText, sceneText, type Scene } from '../../core/graph/view/scene';
+import { traceEdge } from '../../core/graph/view/edge-curve';
+import { BOX, ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
 import type { SceneStyle } from './style';
 
 export type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
@@ -14,7 +17,7 @@ export type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D
 export const LOD = {
   /** node titles from this zoom */
   text: 0.5,
-  /** node names (second line) from this zoom */
+  /** node names (second line) and the rows of a box's body from this zoom */
   subtitle: 0.75,
   /** edge labels (shape/dtype) from this zoom */
   edgeLabels: 0.95,
@@ -43,6 +46,10 @@ export interface FrameState {
 export interface FrameScratch {
   nodes: Uint32Array;
   edges: Uint32Array;
+  /** segment ids from the segment grid, and a per-edge stamp to list each edge once */
+  segments: Uint32Array;
+  edgeStamp: Uint32Array;
+  epoch: number;
   sorted: Uint32Array;
   counts: Uint32Array;
   /** per-pixel colour marks for far-out dots */
@@ -53,6 +60,9 @@ export function makeScratch(scene: Scene): FrameScratch {
   return {
     nodes: new Uint32Array(Math.max(1, scene.nodeCount)),
     edges: new Uint32Array(Math.max(1, scene.edgeCount)),
+    segments: new Uint32Array(Math.max(1, scene.segmentGrid.itemCount)),
+    edgeStamp: new Uint32Array(Math.max(1, scene.edgeCount)),
+    epoch: 0,
     sorted: new Uint32Array(Math.max(1, scene.nodeCount)),
     counts: new Uint32Array(1),
   };
@@ -100,7 +110,19 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
       if (layout.x[i] + hw < vx0 || layout.x[i] - hw > vx1 || layout.y[i] + hh < vy0 || layout.y[i] - hh > vy1) continue;
       vn[nn++] = i;
     }
-    ne = queryGrid(scene.edgeGrid, vx0, vy0, vx1, vy1, ve);
+    const ns = queryGrid(scene.segmentGrid, vx0, vy0, vx1, vy1, scratch.segments);
+    if (++scratch.epoch === 0xffffffff) {
+      scratch.edgeStamp.fill(0);
+      scratch.epoch = 1;
+    }
+    const ep = scratch.epoch, stamp = scratch.edgeStamp, seg = scratch.segments, pe = scene.pointEdge;
+    for (let c = 0; c < ns; c++) {
+      const e = pe[seg[c]!]!;
+      if (stamp[e] !== ep) {
+        stamp[e] = ep;
+        ve[ne++] = e;
+      }
+    }
   }
 
   const detail = k >= LOD.detail;
@@ -114,6 +136,8 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
   // edge classes (dependency kinds) are stroked one path each; without them, one path for all
   const classes = style.edges?.classes;
   const edgeClass = style.edges?.edgeClass;
+  // stop the line at the arrow's base so the tip stays sharp
+  const back = detail ? ARROW_LEN * 0.8 : 0;
   for (let cls = 0; cls < (classes ? classes.length : 1); cls++) {
     const cs = classes?.[cls];
     ctx.lineWidth = Math.max(1, (cs?.width ?? 0.8) * px);
@@ -125,7 +149,6 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
       if (edgeClass && edgeClass[e] !== cls) continue;
       const a = offs[e], b = offs[e + 1];
       if (b - a < 2) continue;
-      if (!simple) ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
       if (simple) {
         const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
         // shorter than a pixel on screen: hidden under its nodes anyway
@@ -133,17 +156,7 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
         ctx.lineTo(ex, ey);
       } else {
-        // stop the line at the arrow's base so the tip stays sharp
-        for (let q = a + 1; q < b - 1; q++) ctx.lineTo(pts[2 * q], pts[2 * q + 1]);
-        const ex = pts[2 * b - 2], ey = pts[2 * b - 1];
-        if (detail) {
-          const sx = pts[2 * b - 4], sy = pts[2 * b - 3];
-          const d = Math.hypot(ex - sx, ey - sy);
-          const back = Math.min(d, ARROW_LEN * 0.8);
-          ctx.lineTo(ex - ((ex - sx) / (d || 1)) * back, ey - ((ey - sy) / (d || 1)) * back);
-        } else {
-          ctx.lineTo(ex, ey);
-        }
+        traceEdge(pts, a, b, ctx, back);
       }
     }
     ctx.stroke();
@@ -157,12 +170,12 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     ctx.lineWidth = Math.max(1.6, 1.6 * px);
     ctx.beginPath();
     const edges = scene.graph.edges;
-    for (let e = 0; e < scene.edgeCount; e++) {
-      if (edges[e].from !== sel && edges[e].to !== sel) continue;
+    // only the visible edges can show: the culled list is enough
+    for (let c = 0; c < ne; c++) {
+      const e = ve[c]!;
+      if (edges[e]!.from !== sel && edges[e]!.to !== sel) continue;
       const a = offs[e], b = offs[e + 1];
-      if (b - a < 2) continue;
-      ctx.moveTo(pts[2 * a], pts[2 * a + 1]);
-      for (let q = a + 1; q < b; q++) ctx.lineTo(pts[2 * q], pts[2 * q + 1]);
+      if (b - a >= 2) traceEdge(pts, a, b, ctx, 0);
     }
     ctx.stroke();
   }
@@ -204,7 +217,7 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     }
   }
   const X = layout.x, Y = layout.y, W = layout.w, H = layout.h;
-  const marker = scene.marker;
+  const marker = scene.boxes.marker;
   const shape = (i: number, grow: number) => {
     const w = W[i] + 2 * grow, h = H[i] + 2 * grow;
     const x = X[i] - w / 2, y = Y[i] - h / 2;
@@ -241,27 +254,40 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     }
     ctx.fill();
   }
-  // chained layers (Caffe's in-place layers folded into their producer): a band each at the box's foot
-  const chainStart = scene.chainStart;
-  if (detail && scene.chainTitles.length) {
+  // the body of a box with rows (constant inputs, attributes): a neutral fill below its header
+  const boxes = scene.boxes;
+  const rowStart = boxes.rowStart, header = boxes.header;
+  const hasRows = (i: number) => rowStart[i + 1]! > rowStart[i]!;
+  if (k * BOX.rowH >= 1) {
+    ctx.fillStyle = pal.nodeBody;
+    ctx.beginPath();
     for (let c = 0; c < nn; c++) {
       const i = sorted[c];
-      const a = chainStart[i], rows = chainStart[i + 1] - a;
-      if (rows <= 0) continue;
-      for (let r = 0; r < rows; r++) {
-        ctx.fillStyle = style.fills[style.chainFill[a + r]];
-        const y = Y[i] + H[i] / 2 - (rows - r) * CHAIN_ROW_HEIGHT;
+      if (!hasRows(i)) continue;
+      const bx = X[i] - W[i] / 2, by = Y[i] - H[i] / 2 + header[i]!, bh = H[i] - header[i]!;
+      if (!detail) ctx.rect(bx, by, W[i], bh);
+      else ctx.roundRect(bx, by, W[i], bh, [0, 0, CORNER, CORNER]);
+    }
+    ctx.fill();
+  }
+  // chained layers (Caffe's in-place layers folded into their producer): a band each at the box's foot, in its own category colour
+  const chainStart = boxes.chainStart;
+  if (detail && boxes.chainText.length) {
+    for (let c = 0; c < nn; c++) {
+      const i = sorted[c];
+      const a = chainStart[i]!, bands = chainStart[i + 1]! - a;
+      for (let r = 0; r < bands; r++) {
+        ctx.fillStyle = style.fills[style.chainFill[a + r]!]!;
+        const y = Y[i] + H[i] / 2 - (bands - r) * CHAIN_ROW_HEIGHT;
         ctx.beginPath();
-        if (r === rows - 1) ctx.roundRect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT, [0, 0, CORNER, CORNER]);
+        if (r === bands - 1) ctx.roundRect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT, [0, 0, CORNER, CORNER]);
         else ctx.rect(X[i] - W[i] / 2, y, W[i], CHAIN_ROW_HEIGHT);
         ctx.fill();
       }
     }
   }
-  /** half the height of a node's chain bands: its header text sits above them */
-  const chainLift = (i: number) => ((chainStart[i + 1] - chainStart[i]) * CHAIN_ROW_HEIGHT) / 2;
   if (detail) {
-    // borders, one path per border colour
+    // borders, one path per border colour (with the line between header and body)
     ctx.lineWidth = Math.max(0.8, 0.6 * px);
     for (let bq = 0; bq < style.borders.length; bq++) {
       ctx.strokeStyle = style.borders[bq];
@@ -271,6 +297,11 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         const i = sorted[c];
         if (style.nodeBorder[i] !== bq) continue;
         shape(i, 0);
+        if (hasRows(i)) {
+          const hy = Y[i] - H[i] / 2 + header[i]!;
+          ctx.moveTo(X[i] - W[i] / 2, hy);
+          ctx.lineTo(X[i] + W[i] / 2, hy);
+        }
         any = true;
       }
       if (any) ctx.stroke();
@@ -331,6 +362,7 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     const withSub = k >= LOD.subtitle;
+    const { titleRef, titleFit, subRef, subFit } = boxes;
     ctx.font = TITLE_FONT;
     for (let q = 0; q < nf; q++) {
       const s = counts[q], e = counts[q + 1];
@@ -338,10 +370,11 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
       ctx.fillStyle = style.fillText[q];
       for (let c = s; c < e; c++) {
         const i = sorted[c];
-        const t = scene.titles[i];
-        if (!t) continue;
-        const dy = withSub && scene.subtitles[i] ? -(SUBTITLE_FONT_SIZE + 1) / 2 : 0;
-        ctx.fillText(t, X[i], Y[i] + dy + 0.5 - chainLift(i));
+        if (titleFit[i] === 0) continue;
+        const t = sceneText(scene, titleRef[i]!, titleFit[i]!);
+        const cy = Y[i] - H[i] / 2 + header[i]! / 2;
+        const dy = withSub && subRef[i]! >= 0 ? -(SUBTITLE_FONT_SIZE + 1) / 2 : 0;
+        ctx.fillText(t, X[i], cy + dy + 0.5);
       }
     }
     if (withSub) {
@@ -353,21 +386,43 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
         ctx.fillStyle = style.fillText[q];
         for (let c = s; c < e; c++) {
           const i = sorted[c];
-          const t = scene.subtitles[i];
-          if (!t) continue;
-          ctx.fillText(t, X[i], Y[i] + (TITLE_FONT_SIZE + 1) / 2 + 0.5 - chainLift(i));
+          if (subRef[i]! < 0 || subFit[i] === 0) continue;
+          const cy = Y[i] - H[i] / 2 + header[i]! / 2;
+          ctx.fillText(sceneText(scene, subRef[i]!, subFit[i]!), X[i], cy + (TITLE_FONT_SIZE + 1) / 2 + 0.5);
         }
       }
       ctx.globalAlpha = 1;
-    }
-    if (scene.chainTitles.length) {
-      ctx.font = `bold ${CHAIN_FONT_SIZE}px ${FONT_FAMILY}`;
+      // body rows: bold role names first, then the regular text after them (two font changes)
+      ctx.textAlign = 'left';
+      ctx.fillStyle = pal.nodeBodyText;
+      const rowY = (i: number, r: number) => Y[i] - H[i] / 2 + header[i]! + BOX.bodyPad + (r - rowStart[i]! + 0.5) * BOX.rowH + 0.5;
+      ctx.font = ROW_BOLD_FONT;
       for (let c = 0; c < nn; c++) {
         const i = sorted[c];
-        const a = chainStart[i], rows = chainStart[i + 1] - a;
-        for (let r = 0; r < rows; r++) {
-          ctx.fillStyle = style.fillText[style.chainFill[a + r]];
-          ctx.fillText(scene.chainTitles[a + r], X[i], Y[i] + H[i] / 2 - (rows - r - 0.5) * CHAIN_ROW_HEIGHT + 0.5);
+        for (let r = rowStart[i]!; r < rowStart[i + 1]!; r++) {
+          if (boxes.rowBold[r]! >= 0) ctx.fillText(boxes.texts[boxes.rowBold[r]!]!, X[i] - W[i] / 2 + BOX.rowPadX, rowY(i, r));
+        }
+      }
+      ctx.font = ROW_FONT;
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        for (let r = rowStart[i]!; r < rowStart[i + 1]!; r++) {
+          if (boxes.rowFit[r] === 0) continue;
+          ctx.fillText(rowText(scene, r), X[i] - W[i] / 2 + BOX.rowPadX + boxes.rowBoldW[r]!, rowY(i, r));
+        }
+      }
+    }
+    if (boxes.chainText.length) {
+      // the chained layers' types, centred in their bands
+      ctx.font = ROW_BOLD_FONT;
+      ctx.textAlign = 'center';
+      for (let c = 0; c < nn; c++) {
+        const i = sorted[c];
+        const a = chainStart[i]!, bands = chainStart[i + 1]! - a;
+        for (let r = 0; r < bands; r++) {
+          if (boxes.chainFit[a + r] === 0) continue;
+          ctx.fillStyle = style.fillText[style.chainFill[a + r]!]!;
+          ctx.fillText(chainText(scene, a + r), X[i], Y[i] + H[i] / 2 - (bands - r - 0.5) * CHAIN_ROW_HEIGHT + 0.5);
         }
       }
     }
@@ -379,10 +434,11 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
       ctx.fillStyle = pal.edgeLabel;
       for (let c = 0; c < ne; c++) {
         const e = ve[c];
-        const t = scene.edgeLabels[e];
-        if (!t) continue;
-        ctx.strokeText(t, scene.edgeLabelX[e], scene.edgeLabelY[e]);
-        ctx.fillText(t, scene.edgeLabelX[e], scene.edgeLabelY[e]);
+        const ref = scene.edgeLabelRef[e]!;
+        if (ref < 0) continue;
+        const t = sceneText(scene, ref, scene.edgeLabelFit[e]!);
+        ctx.strokeText(t, scene.edgeLabelX[e]!, scene.edgeLabelY[e]!);
+        ctx.fillText(t, scene.edgeLabelX[e]!, scene.edgeLabelY[e]!);
       }
     }
   }

@@ -8,8 +8,7 @@ import { contrastRatio, textColorFor } from './palette';
 import { buildStyle, dependencyEdgeStyle, engineColor, engineFills, engineOf, ENGINES } from './style';
 import { exportSceneSVG } from './svg-export';
 import { openLoadable } from '../../core/loadable/document';
-import { buildScene } from '../../core/graph/view/scene';
-import { approxSubtitleMeasure, approxTitleMeasure } from '../../core/graph/view/labels';
+import { buildScene, sceneMeasuresFrom } from '../../core/graph/view/scene';
 import { layout } from '../../core/graph/layout';
 import { layoutInputFor } from '../../core/graph/size';
 import { goldenBytes } from '../../../test/support/nvdla-fixtures';
@@ -50,7 +49,7 @@ describe('dependency edges by kind', () => {
 
   it('the SVG export strokes each edge by its kind', () => {
     const g = lenet();
-    const scene = buildScene(g, layout(layoutInputFor(g), { direction: 'TB' }), { title: approxTitleMeasure, subtitle: approxSubtitleMeasure, edgeLabel: approxSubtitleMeasure });
+    const scene = buildScene(g, layout(layoutInputFor(g), { direction: 'TB' }), sceneMeasuresFrom(null));
     const edges = dependencyEdgeStyle(g, 'dark');
     const svg = exportSceneSVG(scene, buildStyle(g, scene.nodeCount, 'dark', engineFills(g, 'dark'), undefined, edges));
     const dashed = (svg.match(/<path [^>]*stroke-dasharray="6 4"/g) ?? []).length;

@@ -3,10 +3,10 @@ import { exportSceneSVG, xmlEscape } from './svg-export';
 import { buildScene } from '../../core/graph/view/scene';
 import { buildStyle } from './style';
 import { diamond } from '../../core/graph/view/fixtures.test-util';
-import { approxSubtitleMeasure, approxTitleMeasure } from '../../core/graph/view/labels';
+import { sceneMeasuresFrom } from '../../core/graph/view/scene';
 import { paletteFor } from './palette';
 
-const measures = { title: approxTitleMeasure, subtitle: approxSubtitleMeasure, edgeLabel: approxSubtitleMeasure };
+const measures = sceneMeasuresFrom(null);
 
 describe('xmlEscape', () => {
   it('escapes markup characters', () => {
@@ -33,6 +33,8 @@ describe('SVG export', () => {
     expect(svg).toContain('&lt;/text&gt;&lt;script&gt;');
     expect(svg).toContain('&amp; co');
     expect((svg.match(/marker-end=/g) ?? []).length).toBe(5);
+    // edges are the canvas's curves: straight two-point edges are lines, longer ones cubic pieces
+    expect(svg).toMatch(/<path d="M[\d.,-]+L[\d.,-]+" marker-end/);
     expect((svg.match(/<rect /g) ?? []).length).toBe(6); // background + 5 nodes
     expect(svg).toContain(paletteFor('dark').category.Layer);
     expect(svg).toContain(paletteFor('dark').background);

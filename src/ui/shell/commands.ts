@@ -12,7 +12,8 @@ import { checkParts, closePartition, downloadParts, newPartition, openPartition 
 import { closeCompare, downloadOptimized, loadPassNames, reopenCompare, runOptimize } from '../origins/actions';
 import { SAMPLE_GROUPS, type SampleEntry } from './samples';
 import { can, mainView } from '../capabilities';
-import { setDockAt, setInplace, setPanelSide, toggleSidePanel, type LayoutState } from './layout';
+import { setDockAt, setInplace, setPanelSide, toggleNodeDisplay, toggleSidePanel, useLayout, type LayoutState } from './layout';
+import { DISPLAY_TOGGLES } from '../graph/display';
 import { startRun } from '../run/state';
 import { loadableCommands } from '../loadable/commands';
 import { closeCompile, compileTab, downloadLoadable, downloadOrigins, openCompile, setCompileMode } from '../compile/state';
@@ -35,6 +36,8 @@ export interface CommandContext {
   side: SidePanel;
   /** where the side panel and the partition editor are (shell/layout.ts) */
   panelAt: LayoutState['side'];
+  /** what the node boxes show (attributes, weights, names); absent = the defaults */
+  display?: Pick<LayoutState, 'attributes' | 'weights' | 'names'>;
   /** in-place layers drawn inside their producer or as nodes (shell/layout.ts) */
   inplace?: LayoutState['inplace'];
   dockAt?: LayoutState['dockAt'];
@@ -78,6 +81,11 @@ export function buildCommands(ctx: CommandContext): Command[] {
       add({ id: 'view.export-png', group: 'View', title: 'Export the whole graph as PNG', keys: 'Ctrl+Shift+E', run: () => ctx.exportView('png') });
       add({ id: 'view.export-png-visible', group: 'View', title: 'Export the visible area as PNG (2x)', run: () => ctx.exportView('png-visible') });
       add({ id: 'view.export-svg', group: 'View', title: 'Export the whole graph as SVG', keys: 'Ctrl+Alt+E', run: () => ctx.exportView('svg') });
+    }
+    const display = ctx.display ?? useLayout.getState();
+    for (const t of DISPLAY_TOGGLES) {
+      const on = display[t.what];
+      add({ id: `view.show-${t.what}`, group: 'View', title: `${on ? 'Hide' : 'Show'} ${t.label} in the nodes`, keys: t.keys, run: () => toggleNodeDisplay(t.what) });
     }
     const base = graph.summary.graphs.find((g) => g.id === graph.graphId)?.unfoldedOf ?? graph.graphId;
     if (graph.summary.graphs.some((g) => g.unfoldedOf === base)) {
@@ -196,6 +204,9 @@ export const KEYBOARD_HELP: { where: string; keys: string; what: string }[] = [
   { where: 'Anywhere', keys: 'Ctrl+Shift+B', what: 'Compile for NVDLA (a Caffe net with its weights): open / close the compile view' },
   { where: 'Anywhere', keys: 'Ctrl+Shift+E', what: 'Export the whole graph as PNG' },
   { where: 'Anywhere', keys: 'Ctrl+Alt+E', what: 'Export the whole graph as SVG' },
+  { where: 'Anywhere', keys: 'Ctrl+D', what: 'Show / hide attributes in the nodes (padding, stride, fused activation ...)' },
+  { where: 'Anywhere', keys: 'Ctrl+I', what: 'Show / hide weights in the nodes (constant inputs: filter ⟨8×1×1×8⟩)' },
+  { where: 'Anywhere', keys: 'Ctrl+U', what: 'Show / hide names in the nodes (operator or output tensor name)' },
   { where: 'Anywhere', keys: '?', what: 'This list' },
   { where: 'Graph', keys: 'Tab', what: 'Into the graph; then arrows move along edges' },
   { where: 'Graph', keys: 'Enter / double-click', what: 'Select; on an IF or WHILE node, open its body' },

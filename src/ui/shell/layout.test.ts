@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DOCK_DEFAULT, DOCK_MIN, DOCK_WIDTH_DEFAULT, DOCK_WIDTH_MIN, PANEL_MIN, formatLayoutHash, parseLayoutHash, type LayoutState } from './layout';
 
-const base: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded' };
+const base: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded', attributes: false, weights: true, names: true };
 import { clampSize } from './Splitter';
 
 describe('layout in the URL hash', () => {
@@ -37,6 +37,14 @@ describe('layout in the URL hash', () => {
     expect(formatLayoutHash('', { ...base, inplace: 'nodes' })).toBe('#inplace=nodes');
   });
 
+  it('keeps the node display toggles: attrs=1, weights=0, names=0 (defaults left out)', () => {
+    expect(formatLayoutHash('', { ...base, attributes: true })).toBe('#attrs=1');
+    expect(formatLayoutHash('#panel=300', { ...base, panel: 300, weights: false, names: false })).toBe('#panel=300&weights=0&names=0');
+    expect(formatLayoutHash('#attrs=1&weights=0&names=0', base)).toBe('');
+    expect(parseLayoutHash('#attrs=1&weights=0&names=0')).toEqual({ attributes: true, weights: false, names: false });
+    expect(parseLayoutHash('#attrs=yes&weights=2')).toEqual({});
+  });
+
   it('round-trips any layout within bounds, and never throws on any hash', () => {
     fc.assert(
       fc.property(
@@ -45,9 +53,10 @@ describe('layout in the URL hash', () => {
         fc.constantFrom('right' as const, 'left' as const, 'hidden' as const),
         fc.constantFrom('bottom' as const, 'right' as const),
         fc.integer({ min: DOCK_WIDTH_MIN, max: 4000 }),
+        fc.boolean(), fc.boolean(), fc.boolean(),
         fc.constantFrom('folded' as const, 'nodes' as const),
-        (panel, dock, side, dockAt, dockWidth, inplace) => {
-          const layout: LayoutState = { panel, dock, side, dockAt, dockWidth, inplace };
+        (panel, dock, side, dockAt, dockWidth, attributes, weights, names, inplace) => {
+          const layout: LayoutState = { panel, dock, side, dockAt, dockWidth, inplace, attributes, weights, names };
           const back = { ...base, ...parseLayoutHash(formatLayoutHash('#keep=me', layout)) };
           return JSON.stringify(back) === JSON.stringify(layout);
         },

@@ -2,7 +2,8 @@
  * The pane layout the user chose (side panel width, side and visibility; partition dock height),
  * remembered in the URL hash as DESIGN.md asks: `#panel=420&dock=300&side=left` (`side=hidden`
  * hides the panel; `dockat=right&dockw=560` puts the partition editor beside the graph; `inplace=nodes`
- * draws Caffe's in-place layers as nodes of their own). View state only: a reload or a shared link
+ * draws Caffe's in-place layers as nodes of their own), and the node display toggles (`attrs=1`,
+ * `weights=0`, `names=0`). View state only: a reload or a shared link
  * keeps the layout, never a model's bytes. Other keys in the hash are left as they are, and a
  * hand-edited or hostile hash is read leniently (unknown keys kept, bad numbers ignored, sizes
  * clamped).
@@ -20,6 +21,10 @@ export interface LayoutState {
   dockAt: 'bottom' | 'right';
   /** its width beside the graph, in CSS pixels */
   dockWidth: number;
+  /** node display toggles (graph/display.ts): attributes, constant inputs and names in the node boxes */
+  attributes: boolean;
+  weights: boolean;
+  names: boolean;
   /**
    * in-place layers (Caffe: top == bottom, e.g. ReLU after a convolution) drawn inside their
    * producer's box as Netron does ('folded', the default) or as nodes of their own: which of a
@@ -36,7 +41,10 @@ export const DOCK_WIDTH_DEFAULT = 560;
 /** the largest size any pane may be given through the hash; the window limits it further when drawn */
 const HASH_MAX = 4000;
 
-const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded' };
+const DEFAULT: LayoutState = { panel: null, dock: DOCK_DEFAULT, side: 'right', dockAt: 'bottom', dockWidth: DOCK_WIDTH_DEFAULT, inplace: 'folded', attributes: false, weights: true, names: true };
+
+/** the display toggles and their hash keys: `#attrs=1&weights=0&names=0` (defaults left out) */
+const TOGGLES: [keyof Pick<LayoutState, 'attributes' | 'weights' | 'names'>, string][] = [['attributes', 'attrs'], ['weights', 'weights'], ['names', 'names']];
 
 export const useLayout = create<LayoutState>(() => ({ ...DEFAULT }));
 
@@ -62,6 +70,11 @@ export function setInplace(inplace: LayoutState['inplace']) {
 
 export function setPanelSide(side: LayoutState['side']) {
   useLayout.setState({ side });
+}
+
+/** Ctrl+D / Ctrl+I / Ctrl+U: attributes, weights (constant inputs) or names in the node boxes on or off */
+export function toggleNodeDisplay(what: 'attributes' | 'weights' | 'names') {
+  useLayout.setState((s) => ({ [what]: !s[what] }));
 }
 
 /** Ctrl+B: hides the side panel, or shows it where it was */
@@ -95,6 +108,10 @@ export function parseLayoutHash(hash: string): Partial<LayoutState> {
   if (dockAt === 'bottom' || dockAt === 'right') out.dockAt = dockAt;
   const dockWidth = sizeParam(p, 'dockw', DOCK_WIDTH_MIN);
   if (dockWidth !== undefined) out.dockWidth = dockWidth;
+  for (const [field, key] of TOGGLES) {
+    const v = p.get(key);
+    if (v === '1' || v === '0') out[field] = v === '1';
+  }
   const inplace = p.get('inplace');
   if (inplace === 'folded' || inplace === 'nodes') out.inplace = inplace;
   return out;
@@ -113,6 +130,10 @@ export function formatLayoutHash(hash: string, layout: LayoutState): string {
   else p.set('dockat', layout.dockAt);
   if (layout.dockWidth === DEFAULT.dockWidth) p.delete('dockw');
   else p.set('dockw', String(Math.round(layout.dockWidth)));
+  for (const [field, key] of TOGGLES) {
+    if (layout[field] === DEFAULT[field]) p.delete(key);
+    else p.set(key, layout[field] ? '1' : '0');
+  }
   if (layout.inplace === DEFAULT.inplace) p.delete('inplace');
   else p.set('inplace', layout.inplace);
   const s = p.toString();

@@ -4,6 +4,8 @@
  */
 import type { GraphLayout } from '../layout-types';
 import { queryGrid, type SpatialGrid } from './spatial-grid';
+import { segmentDistance, type FlatEdges } from './edge-curve';
+import { BOX, type NodeBoxes } from './node-box';
 
 /**
  * The node whose box contains (wx, wy), or when none does, the nearest node whose box lies within
@@ -58,4 +60,42 @@ export function nodesInRect(
     out[m++] = i;
   }
   return m;
+}
+
+/**
+ * The edge whose curve passes within `tolerance` of (wx, wy), the nearest one; null when none.
+ * `scratch` must hold at least segmentGrid.itemCount entries.
+ */
+export function hitTestEdge(
+  scene: { segmentGrid: SpatialGrid; flat: FlatEdges; pointEdge: Uint32Array },
+  wx: number,
+  wy: number,
+  tolerance: number,
+  scratch: Uint32Array,
+): number | null {
+  const t = Math.max(0, tolerance);
+  const n = queryGrid(scene.segmentGrid, wx - t, wy - t, wx + t, wy + t, scratch);
+  const p = scene.flat.points;
+  let best: number | null = null;
+  let bestDist = Infinity;
+  for (let k = 0; k < n; k++) {
+    const s = scratch[k]!;
+    const d = segmentDistance(wx, wy, p[2 * s]!, p[2 * s + 1]!, p[2 * s + 2]!, p[2 * s + 3]!);
+    if (d <= t && d < bestDist) {
+      bestDist = d;
+      best = scene.pointEdge[s]!;
+    }
+  }
+  return best;
+}
+
+/** The body row of node i under (wx, wy) (an index into the boxes' row arrays), or -1. */
+export function hitTestRow(boxes: NodeBoxes, layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>, i: number, wx: number, wy: number): number {
+  const r0 = boxes.rowStart[i]!, r1 = boxes.rowStart[i + 1]!;
+  if (r1 <= r0) return -1;
+  const left = layout.x[i]! - layout.w[i]! / 2;
+  const top = layout.y[i]! - layout.h[i]! / 2 + boxes.header[i]! + BOX.bodyPad;
+  if (wx < left || wx > left + layout.w[i]!) return -1;
+  const r = Math.floor((wy - top) / BOX.rowH);
+  return r >= 0 && r < r1 - r0 ? r0 + r : -1;
 }

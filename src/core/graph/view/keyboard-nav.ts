@@ -22,54 +22,84 @@ export type NavKey = 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight' | 'Hom
 
 export function buildNavIndex(
   nodeCount: number,
-  edges: ReadonlyArray<{ from: number; to: number }>,
+  edgeFrom: ArrayLike<number>,
+  edgeTo: ArrayLike<number>,
   layout: Pick<GraphLayout, 'x' | 'y' | 'rank' | 'direction'>,
 ): NavIndex {
+  const m = Math.min(edgeFrom.length, edgeTo.length);
   const outStart = new Uint32Array(nodeCount + 1);
   const inStart = new Uint32Array(nodeCount + 1);
-  const valid = (e: { from: number; to: number }) =>
-    e.from >= 0 && e.from < nodeCount && e.to >= 0 && e.to < nodeCount && e.from !== e.to;
-  for (const e of edges) {
-    if (!valid(e)) continue;
-    outStart[e.from + 1]++;
-    inStart[e.to + 1]++;
+  const valid = (a: number, b: number) => a >= 0 && a < nodeCount && b >= 0 && b < nodeCount && a !== b;
+  for (let e = 0; e < m; e++) {
+    const a = edgeFrom[e]!, b = edgeTo[e]!;
+    if (!valid(a, b)) continue;
+    outStart[a + 1]++;
+    inStart[b + 1]++;
   }
   for (let i = 0; i < nodeCount; i++) {
-    outStart[i + 1] += outStart[i];
-    inStart[i + 1] += inStart[i];
+    outStart[i + 1] += outStart[i]!;
+    inStart[i + 1] += inStart[i]!;
   }
-  const outTargets = new Uint32Array(outStart[nodeCount]);
-  const inSources = new Uint32Array(inStart[nodeCount]);
+  const outTargets = new Uint32Array(outStart[nodeCount]!);
+  const inSources = new Uint32Array(inStart[nodeCount]!);
   const of = outStart.slice(0, nodeCount), inf = inStart.slice(0, nodeCount);
-  for (const e of edges) {
-    if (!valid(e)) continue;
-    // keep edge order, but the same neighbour only once
-    let dup = false;
-    for (let k = outStart[e.from]; k < of[e.from]; k++) if (outTargets[k] === e.to) { dup = true; break; }
-    if (!dup) outTargets[of[e.from]++] = e.to;
-    dup = false;
-    for (let k = inStart[e.to]; k < inf[e.to]; k++) if (inSources[k] === e.from) { dup = true; break; }
-    if (!dup) inSources[inf[e.to]++] = e.from;
+  for (let e = 0; e < m; e++) {
+    const a = edgeFrom[e]!, b = edgeTo[e]!;
+    if (!valid(a, b)) continue;
+    outTargets[of[a]!++] = b;
+    inSources[inf[b]!++] = a;
   }
-  // close gaps left by duplicates: store end positions by shifting
-  const compact = (start: Uint32Array, fill: Uint32Array, arr: Uint32Array) => {
+  // keep edge order, but the same neighbour only once (parallel edges); linear, even for hubs
+  const seen = new Int32Array(nodeCount);
+  const compact = (start: Uint32Array, arr: Uint32Array) => {
     let w = 0;
     const ns = new Uint32Array(nodeCount + 1);
     for (let i = 0; i < nodeCount; i++) {
       ns[i] = w;
-      for (let k = start[i]; k < fill[i]; k++) arr[w++] = arr[k];
+      for (let k = start[i]!; k < start[i + 1]!; k++) {
+        const v = arr[k]!;
+        if (seen[v] === i + 1) continue;
+        seen[v] = i + 1;
+        arr[w++] = v;
+      }
     }
     ns[nodeCount] = w;
-    return { start: ns, arr: arr.subarray(0, w) };
+    seen.fill(0);
+    return { start: ns, arr: w === arr.length ? arr : arr.subarray(0, w) };
   };
-  const o = compact(outStart, of, outTargets);
-  const n = compact(inStart, inf, inSources);
+  const o = compact(outStart, outTargets);
+  const n = compact(inStart, inSources);
+  // nodes by rank (counting sort, stable), then across the rank within each rank
   const across = layout.direction === 'LR' ? layout.y : layout.x;
-  const idx = Array.from({ length: nodeCount }, (_, i) => i);
-  idx.sort((a, b) => layout.rank[a] - layout.rank[b] || across[a] - across[b] || a - b);
-  const order = Uint32Array.from(idx);
+  let ranks = 0;
+  for (let i = 0; i < nodeCount; i++) if (layout.rank[i]! + 1 > ranks) ranks = layout.rank[i]! + 1;
+  const rankStart = new Uint32Array(ranks + 1);
+  for (let i = 0; i < nodeCount; i++) rankStart[layout.rank[i]! + 1]++;
+  for (let r = 0; r < ranks; r++) rankStart[r + 1] += rankStart[r]!;
+  const order = new Uint32Array(nodeCount);
+  {
+    const next = rankStart.slice(0, ranks);
+    for (let i = 0; i < nodeCount; i++) order[next[layout.rank[i]!]!++] = i;
+  }
+  const cmp = (a: number, b: number) => across[a]! - across[b]! || a - b;
+  for (let r = 0; r < ranks; r++) {
+    const s = rankStart[r]!, e = rankStart[r + 1]!;
+    if (e - s > 16) order.subarray(s, e).sort(cmp);
+    else {
+      // insertion sort: most ranks hold a handful of nodes, where a sort() call costs more than the sorting
+      for (let q = s + 1; q < e; q++) {
+        const v = order[q]!;
+        let j = q;
+        while (j > s && cmp(order[j - 1]!, v) > 0) {
+          order[j] = order[j - 1]!;
+          j--;
+        }
+        order[j] = v;
+      }
+    }
+  }
   const orderPos = new Uint32Array(nodeCount);
-  for (let p = 0; p < nodeCount; p++) orderPos[order[p]] = p;
+  for (let p = 0; p < nodeCount; p++) orderPos[order[p]!] = p;
   return { outStart: o.start, outTargets: o.arr, inStart: n.start, inSources: n.arr, order, orderPos, rank: layout.rank };
 }
 
@@ -102,12 +132,13 @@ export function navTarget(nav: NavIndex, current: number, key: NavKey): number |
 }
 
 /** The node that Tab lands on first: the selection if any, else the first graph input, else the first node. */
-export function initialFocus(nav: NavIndex, selected: number | null, kinds?: ReadonlyArray<string>): number | null {
+export function initialFocus(nav: NavIndex, selected: number | null, kinds?: ReadonlyArray<string> | ((node: number) => string)): number | null {
   const n = nav.order.length;
   if (n === 0) return null;
   if (selected !== null && selected >= 0 && selected < n) return selected;
   if (kinds) {
-    for (let p = 0; p < n; p++) if (kinds[nav.order[p]] === 'input') return nav.order[p];
+    const kind = typeof kinds === 'function' ? kinds : (i: number) => kinds[i];
+    for (let p = 0; p < n; p++) if (kind(nav.order[p]) === 'input') return nav.order[p];
   }
   return nav.order[0];
 }

@@ -28,6 +28,106 @@ export function truncateLabel(text: string, maxWidth: number, measure: MeasureTe
   return chars.slice(0, lo).join('').trimEnd() + ELLIPSIS;
 }
 
+/**
+ * Widths of one font, one code point at a time (cached: a Float32Array for the BMP, a Map above
+ * it), summed without kerning. Fitting text is then linear in its length, with no string built.
+ */
+export class FontMeasure {
+  private readonly bmp = new Float32Array(0x10000).fill(-1);
+  private readonly astral = new Map<number, number>();
+  constructor(private readonly measureChar: (ch: string) => number) {}
+
+  /** a measure where every code point is `w` wide (tests, or no canvas) */
+  static fixed(w: number): FontMeasure {
+    return new FontMeasure(() => w);
+  }
+
+  codePoint(cp: number): number {
+    if (cp < 0x10000) {
+      let w = this.bmp[cp]!;
+      if (w < 0) {
+        w = this.measureChar(String.fromCharCode(cp));
+        this.bmp[cp] = w;
+      }
+      return w;
+    }
+    let w = this.astral.get(cp);
+    if (w === undefined) {
+      w = this.measureChar(String.fromCodePoint(cp));
+      this.astral.set(cp, w);
+    }
+    return w;
+  }
+
+  width(text: string): number {
+    let w = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          w += this.codePoint(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000);
+          i++;
+          continue;
+        }
+      }
+      w += this.codePoint(c);
+    }
+    return w;
+  }
+
+  /** `(text) => width`, for code that takes a MeasureText */
+  get measure(): MeasureText {
+    return (text) => this.width(text);
+  }
+
+  /**
+   * How much of `text` to show in `maxWidth`: FIT_ALL when all of it fits, otherwise the number of
+   * UTF-16 code units of the longest prefix (whole code points, trailing blanks dropped) that fits
+   * with an ellipsis after it; 0 when not even the ellipsis fits (show nothing).
+   */
+  fit(text: string, maxWidth: number): number {
+    if (maxWidth <= 0) return 0;
+    const ell = this.codePoint(0x2026);
+    let w = 0;
+    let lastFit = 0; // code units whose width + ellipsis fits
+    let i = 0;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      let cp = c;
+      let len = 1;
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+          len = 2;
+        }
+      }
+      w += this.codePoint(cp);
+      i += len;
+      if (w + ell <= maxWidth) lastFit = i;
+      else if (w > maxWidth) break;
+    }
+    if (i >= text.length && w <= maxWidth) return FIT_ALL;
+    if (ell > maxWidth) return 0;
+    while (lastFit > 0 && text.charCodeAt(lastFit - 1) <= 0x20) lastFit--;
+    return lastFit === 0 ? FIT_ELLIPSIS_ONLY : lastFit;
+  }
+}
+
+/** `FontMeasure.fit`: the whole text fits. */
+export const FIT_ALL = 0xffffffff;
+/** `FontMeasure.fit`: only the ellipsis fits. */
+export const FIT_ELLIPSIS_ONLY = 0xfffffffe;
+
+/** The text `fit` describes: all of it, a prefix and an ellipsis, or nothing. */
+export function fittedText(text: string, fit: number): string {
+  if (fit === FIT_ALL) return text;
+  if (fit === 0) return '';
+  if (fit === FIT_ELLIPSIS_ONLY) return ELLIPSIS;
+  return text.slice(0, fit) + ELLIPSIS;
+}
+
 /** Character-width cache around a real measure: sums per-code-point widths (no kerning). */
 export function cachedCharMeasure(measureChar: MeasureText): MeasureText {
   const cache = new Map<string, number>();

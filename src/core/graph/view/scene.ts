@@ -1,36 +1,40 @@
 /**
- * Everything the renderer needs that depends only on the graph and layout (built once per graph)
- * or on the theme and colour overrides (built once per change), never per frame. DOM-free.
+ * Everything the renderer needs that depends only on the graph, the display choice and the layout
+ * (built once per graph, in the layout worker: `prepareView`), never per frame. DOM-free.
+ *
+ * Text is referenced, not copied: node titles, names and edge labels are indices into the pack's
+ * string table (which the UI thread decoded when it unpacked the graph) with a precomputed fit;
+ * row texts are indices into the boxes' own small table. So the scene crosses the worker boundary
+ * as typed arrays plus a short string list, whatever the size of the graph.
  */
-import type { GraphLayout } from '../layout-types';
+import type { GraphLayout, LayoutOptions, LayoutProgress } from '../layout-types';
 import type { Graph } from '../model';
+import { decodeStrings, packGraph, type GraphPack } from '../pack';
+import { layout as layoutGraph } from '../layout';
 import { buildNavIndex, type NavIndex } from './keyboard-nav';
 import { placeEdgeLabels } from './edge-labels';
-import {
-  CHAIN_ROW_HEIGHT, cachedCharMeasure, EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, NODE_PAD_X, nodeSubtitle, nodeTitle, SUBTITLE_FONT, TITLE_FONT, truncateLabel, type MeasureText,
-} from './labels';
-import { buildGrid, edgeSegmentBoxes, nodeBoxes, type SpatialGrid } from './spatial-grid';
+import { flattenEdges, type FlatEdges } from './edge-curve';
+import { EDGE_LABEL_FONT, EDGE_LABEL_FONT_SIZE, FIT_ALL, FontMeasure, fittedText, SUBTITLE_FONT, TITLE_FONT } from './labels';
+import { boxBuffers, DEFAULT_DISPLAY, nodeBoxes, ROW_BOLD_FONT, ROW_FONT, type BoxMeasures, type DisplayOptions, type NodeBoxes } from './node-box';
+import { buildGrid, buildSegmentGrid, nodeBoxes as layoutBoxes, type SpatialGrid } from './spatial-grid';
 
-export interface Scene {
-  graph: Graph;
-  layout: GraphLayout;
+export interface SceneData {
   nodeCount: number;
   edgeCount: number;
+  display: DisplayOptions;
+  boxes: NodeBoxes;
   nodeGrid: SpatialGrid;
-  edgeGrid: SpatialGrid;
+  /** the edges' curves as polylines, and a grid over their segments (item = point index) */
+  flat: FlatEdges;
+  segmentGrid: SpatialGrid;
+  /** edge of each flattened point */
+  pointEdge: Uint32Array;
   nav: NavIndex;
-  /** 1 for input/output markers (drawn as pills) */
-  marker: Uint8Array;
-  /** truncated title and subtitle per node ('' when none) */
-  titles: string[];
-  subtitles: string[];
-  /** chained layers (GraphNode.chain) of node i: chainStart[i] .. chainStart[i + 1], their type labels truncated to the box */
-  chainStart: Int32Array;
-  chainTitles: string[];
-  /** edge label: left end and vertical middle of its text (graph units), and the text ('' when none or dropped) */
+  /** edge label: pack string index (-1 none or dropped), fit, left end and vertical middle (graph units); see SceneLabels */
+  edgeLabelRef: Int32Array;
+  edgeLabelFit: Uint32Array;
   edgeLabelX: Float64Array;
   edgeLabelY: Float64Array;
-  edgeLabels: string[];
   /** bounds of everything drawn */
   minX: number;
   minY: number;
@@ -38,96 +42,227 @@ export interface Scene {
   maxY: number;
 }
 
-export interface SceneMeasures {
-  title: MeasureText;
-  subtitle: MeasureText;
-  edgeLabel: MeasureText;
+/** A scene with what it refers to: the graph, its layout and the pack's decoded strings. */
+export interface Scene extends SceneData {
+  graph: Graph;
+  layout: GraphLayout;
+  strings: readonly string[];
+  /** composed truncated texts, filled as they are first drawn */
+  textCache: Map<number, string>;
 }
 
-/** Edge label is kept under this width (graph units). */
+export interface SceneMeasures extends BoxMeasures {
+  edgeLabel: FontMeasure;
+}
+
+/** Edge labels are kept under this width (graph units). */
 export const EDGE_LABEL_MAX = 120;
 
-export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMeasures): Scene {
-  const n = Math.min(graph.nodes.length, layout.x.length);
-  const m = Math.min(graph.edges.length, Math.max(0, layout.edgeOffsets.length - 1));
-  const marker = new Uint8Array(n);
-  const titles: string[] = new Array<string>(n);
-  const subtitles: string[] = new Array<string>(n);
-  const chainStart = new Int32Array(n + 1);
-  const chainTitles: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const node = graph.nodes[i];
-    const isMarker = node.kind === 'input' || node.kind === 'output';
-    marker[i] = isMarker ? 1 : 0;
-    const avail = layout.w[i] - 2 * NODE_PAD_X - (isMarker ? layout.h[i] * 0.5 : 0);
-    titles[i] = truncateLabel(nodeTitle(node), avail, measures.title);
-    const sub = nodeSubtitle(node);
-    subtitles[i] = sub && layout.h[i] - CHAIN_ROW_HEIGHT * (node.chain?.length ?? 0) >= 30 ? truncateLabel(sub, avail, measures.subtitle) : '';
-    for (const c of node.chain ?? []) chainTitles.push(truncateLabel(c.type, avail, measures.subtitle));
-    chainStart[i + 1] = chainTitles.length;
-  }
-  const edgeLabels: string[] = new Array<string>(m);
-  for (let e = 0; e < m; e++) {
-    edgeLabels[e] = graph.edges[e].label ? truncateLabel(graph.edges[e].label, EDGE_LABEL_MAX, measures.edgeLabel) : '';
-  }
-  const p = layout.edgePoints;
+/** The edge labels of a scene: which label each edge shows (pack string and fit) and where. */
+export interface SceneLabels {
+  /** pack string index (-1: none, or no free place) */
+  edgeLabelRef: Int32Array;
+  edgeLabelFit: Uint32Array;
+  /** left end and vertical middle (graph units) */
+  edgeLabelX: Float64Array;
+  edgeLabelY: Float64Array;
+}
+
+/** No label on any of `m` edges (a scene whose labels are being placed). */
+export function noLabels(m: number): SceneLabels {
+  return { edgeLabelRef: new Int32Array(m).fill(-1), edgeLabelFit: new Uint32Array(m), edgeLabelX: new Float64Array(m).fill(NaN), edgeLabelY: new Float64Array(m).fill(NaN) };
+}
+
+/**
+ * The scene of a laid-out graph (the boxes must be the ones the layout was made from). With
+ * `labels` false the edge labels are left out (`noLabels`): `sceneLabels` places them afterwards,
+ * so a big graph can be drawn before its labels are placed (the layout worker sends them next).
+ */
+export function buildSceneData(p: GraphPack, strings: readonly string[], layout: GraphLayout, boxes: NodeBoxes, display: DisplayOptions, measures: SceneMeasures, labels = true): SceneData {
+  const n = Math.min(p.nodeId.length, layout.x.length);
+  const m = Math.min(p.edgeFrom.length, Math.max(0, layout.edgeOffsets.length - 1));
+  const flat = flattenEdges(layout.edgePoints, layout.edgeOffsets, m);
   let minX = 0, minY = 0, maxX = layout.width, maxY = layout.height;
   for (let i = 0; i < n; i++) {
-    minX = Math.min(minX, layout.x[i] - layout.w[i] / 2);
-    maxX = Math.max(maxX, layout.x[i] + layout.w[i] / 2);
-    minY = Math.min(minY, layout.y[i] - layout.h[i] / 2);
-    maxY = Math.max(maxY, layout.y[i] + layout.h[i] / 2);
+    const hw = layout.w[i]! / 2, hh = layout.h[i]! / 2;
+    if (layout.x[i]! - hw < minX) minX = layout.x[i]! - hw;
+    if (layout.x[i]! + hw > maxX) maxX = layout.x[i]! + hw;
+    if (layout.y[i]! - hh < minY) minY = layout.y[i]! - hh;
+    if (layout.y[i]! + hh > maxY) maxY = layout.y[i]! + hh;
   }
-  for (let k = 0; k < p.length; k += 2) {
-    if (p[k] < minX) minX = p[k];
-    if (p[k] > maxX) maxX = p[k];
-    if (p[k + 1] < minY) minY = p[k + 1];
-    if (p[k + 1] > maxY) maxY = p[k + 1];
+  const fp = flat.points;
+  for (let k = 0; k < fp.length; k += 2) {
+    if (fp[k]! < minX) minX = fp[k]!;
+    if (fp[k]! > maxX) maxX = fp[k]!;
+    if (fp[k + 1]! < minY) minY = fp[k + 1]!;
+    if (fp[k + 1]! > maxY) maxY = fp[k + 1]!;
   }
-  const edgesOnly = { ...layout, edgeOffsets: layout.edgeOffsets.subarray(0, m + 1) };
-  const nodeGrid = buildGrid(nodeBoxes(layout));
-  const placed = placeEdgeLabels(layout, m, edgeLabels, measures.edgeLabel, nodeGrid, EDGE_LABEL_FONT_SIZE + 2);
-  for (let e = 0; e < m; e++) if (Number.isNaN(placed.x[e])) edgeLabels[e] = '';
+  const nodeGrid = buildGrid(layoutBoxes(layout));
+  const { grid: segmentGrid, pointEdge } = buildSegmentGrid(flat, m);
   return {
-    graph,
-    layout,
     nodeCount: n,
     edgeCount: m,
+    display,
+    boxes,
     nodeGrid,
-    edgeGrid: buildGrid(edgeSegmentBoxes(edgesOnly)),
-    nav: buildNavIndex(n, graph.edges.slice(0, m), layout),
-    marker,
-    titles,
-    subtitles,
-    chainStart,
-    chainTitles,
-    edgeLabelX: placed.x,
-    edgeLabelY: placed.y,
-    edgeLabels,
+    flat,
+    segmentGrid,
+    pointEdge,
+    nav: buildNavIndex(n, p.edgeFrom.subarray(0, m), p.edgeTo.subarray(0, m), layout),
+    ...(labels ? sceneLabels(p, strings, layout, { edgeCount: m, nodeGrid, flat, segmentGrid }, measures) : noLabels(m)),
     minX, minY, maxX, maxY,
   };
 }
 
+/** What placing the edge labels reads of a scene. */
+export type LabelGround = Pick<SceneData, 'edgeCount' | 'nodeGrid' | 'flat' | 'segmentGrid'>;
 
-/** The scene without its graph and layout: what a worker computes and sends to the view. */
-export type SceneData = Omit<Scene, 'graph' | 'layout'>;
-
-export function sceneData(scene: Scene): SceneData {
-  const { graph: _graph, layout: _layout, ...data } = scene;
-  return data;
+/** The edge labels: texts fitted once per distinct string, placed clear of nodes, labels and edges. */
+export function sceneLabels(p: GraphPack, strings: readonly string[], layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>, ground: LabelGround, measures: SceneMeasures): SceneLabels {
+  const m = ground.edgeCount;
+  const labelW = new Map<number, number>();
+  const labelFit = new Map<number, number>();
+  const edgeLabelRef = new Int32Array(m).fill(-1);
+  const edgeLabelFit = new Uint32Array(m);
+  for (let e = 0; e < m; e++) {
+    const ref = p.edgeLabel[e]!;
+    const text = strings[ref]!;
+    if (!text) continue;
+    let fit = labelFit.get(ref);
+    if (fit === undefined) {
+      fit = measures.edgeLabel.fit(text, EDGE_LABEL_MAX);
+      labelFit.set(ref, fit);
+      labelW.set(ref, measures.edgeLabel.width(fittedText(text, fit)));
+    }
+    if (fit === 0) continue;
+    edgeLabelRef[e] = ref;
+    edgeLabelFit[e] = fit;
+  }
+  const placed = placeEdgeLabels({
+    layout,
+    edgeCount: m,
+    width: (e) => (edgeLabelRef[e]! >= 0 ? labelW.get(edgeLabelRef[e]!)! : 0),
+    textHeight: EDGE_LABEL_FONT_SIZE + 2,
+    nodeGrid: ground.nodeGrid,
+    flat: ground.flat,
+    segmentGrid: ground.segmentGrid,
+  });
+  for (let e = 0; e < m; e++) if (Number.isNaN(placed.x[e]!)) edgeLabelRef[e] = -1;
+  return { edgeLabelRef, edgeLabelFit, edgeLabelX: placed.x, edgeLabelY: placed.y };
 }
 
-export function withGraph(data: SceneData, graph: Graph, layout: GraphLayout): Scene {
-  return { ...data, graph, layout };
+/** A copy of what `sceneLabels` reads (the originals can then be transferred away). */
+export function copyLabelGround(g: LabelGround, layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>): { ground: LabelGround; layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'> } {
+  const grid = (s: SpatialGrid): SpatialGrid => ({ ...s, start: s.start.slice(), items: s.items.slice(), stamp: s.stamp.slice() });
+  return {
+    ground: { edgeCount: g.edgeCount, nodeGrid: grid(g.nodeGrid), flat: { offsets: g.flat.offsets.slice(), points: g.flat.points.slice() }, segmentGrid: grid(g.segmentGrid) },
+    layout: { x: layout.x.slice(), y: layout.y.slice(), w: layout.w.slice(), h: layout.h.slice() },
+  };
+}
+
+/** Buffers of the labels (for a transfer list). */
+export function labelBuffers(l: SceneLabels): ArrayBuffer[] {
+  return [l.edgeLabelRef, l.edgeLabelFit, l.edgeLabelX, l.edgeLabelY].map((a) => a.buffer as ArrayBuffer);
+}
+
+export interface PreparedScene {
+  layout: GraphLayout;
+  scene: SceneData;
+}
+
+/**
+ * The whole view of a packed graph: node boxes for the display choice (their sizes are the
+ * layout's input), the layout, the scene. What the layout worker runs.
+ */
+export function prepareView(
+  p: GraphPack,
+  display: DisplayOptions,
+  options: LayoutOptions,
+  measures: SceneMeasures,
+  onProgress?: LayoutProgress,
+  given?: readonly string[],
+  labels = true,
+): PreparedScene {
+  // progress reports name the phase that just ended (as the layout's do)
+  const strings = given ?? decodeStrings(p.strings);
+  onProgress?.('strings', 0);
+  const boxes = nodeBoxes(p, strings, display, measures);
+  onProgress?.('boxes', 0);
+  const layout = layoutGraph({ widths: boxes.widths, heights: boxes.heights, edgeFrom: p.edgeFrom, edgeTo: p.edgeTo }, options, onProgress);
+  onProgress?.('scene', 0.95);
+  const scene = buildSceneData(p, strings, layout, boxes, display, measures, labels);
+  onProgress?.('ready', 1);
+  return { layout, scene };
+}
+
+/**
+ * The scene of a graph whose layout was made elsewhere (harnesses, tests, the fallback of a view
+ * that got no prepared scene): boxes are taken as the layout made them, their text fitted to them.
+ */
+export function buildScene(graph: Graph, layout: GraphLayout, measures: SceneMeasures, display: DisplayOptions = DEFAULT_DISPLAY): Scene {
+  const p = packGraph(graph);
+  const strings = decodeStrings(p.strings);
+  const boxes = nodeBoxes(p, strings, display, measures, { widths: layout.w, heights: layout.h });
+  return withGraph(buildSceneData(p, strings, layout, boxes, display, measures), graph, layout, strings);
+}
+
+export function withGraph(data: SceneData, graph: Graph, layout: GraphLayout, strings: readonly string[]): Scene {
+  return { ...data, graph, layout, strings, textCache: new Map() };
+}
+
+/** The text of a (pack string, fit) pair, composed once per distinct pair. */
+export function sceneText(scene: Scene, ref: number, fit: number): string {
+  const text = scene.strings[ref] ?? '';
+  if (fit === FIT_ALL) return text;
+  const key = ref * 4294967296 + fit;
+  let t = scene.textCache.get(key);
+  if (t === undefined) {
+    t = fittedText(text, fit);
+    scene.textCache.set(key, t);
+  }
+  return t;
+}
+
+/** A row's regular text (the part after the bold role name), fitted. */
+export function rowText(scene: Pick<Scene, 'boxes' | 'textCache'>, r: number): string {
+  const b = scene.boxes;
+  const text = b.texts[b.rowText[r]!]!;
+  const fit = b.rowFit[r]!;
+  if (fit === FIT_ALL) return text;
+  const key = -1 - r;
+  let t = scene.textCache.get(key);
+  if (t === undefined) {
+    t = fittedText(text, fit);
+    scene.textCache.set(key, t);
+  }
+  return t;
+}
+
+/** A chained layer's band label (its type), fitted. */
+export function chainText(scene: Pick<Scene, 'boxes' | 'textCache'>, q: number): string {
+  const b = scene.boxes;
+  const text = b.texts[b.chainText[q]!]!;
+  const fit = b.chainFit[q]!;
+  if (fit === FIT_ALL) return text;
+  // cache keys: rows are -1 - r; bands below every row
+  const key = -1 - b.rowKind.length - q;
+  let t = scene.textCache.get(key);
+  if (t === undefined) {
+    t = fittedText(text, fit);
+    scene.textCache.set(key, t);
+  }
+  return t;
 }
 
 /** Buffers a transfer list can move (distinct). */
 export function sceneBuffers(d: SceneData): ArrayBuffer[] {
-  const arrays = [
-    d.marker, d.chainStart, d.edgeLabelX, d.edgeLabelY,
+  const arrays: ArrayBufferView[] = [
+    ...boxBuffers(d.boxes),
     d.nodeGrid.start, d.nodeGrid.items, d.nodeGrid.stamp,
-    d.edgeGrid.start, d.edgeGrid.items, d.edgeGrid.stamp,
+    d.segmentGrid.start, d.segmentGrid.items, d.segmentGrid.stamp,
+    d.flat.offsets, d.flat.points, d.pointEdge,
     d.nav.outStart, d.nav.outTargets, d.nav.inStart, d.nav.inSources, d.nav.order, d.nav.orderPos, d.nav.rank,
+    d.edgeLabelRef, d.edgeLabelFit, d.edgeLabelX, d.edgeLabelY,
   ];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
@@ -139,11 +274,11 @@ export interface TextMeasurer {
 }
 
 export function sceneMeasuresFrom(ctx: TextMeasurer | null): SceneMeasures {
-  const by = (font: string) =>
-    cachedCharMeasure((ch) => {
-      if (!ctx) return ch.length * 6.5;
+  const by = (font: string, fallback: number) =>
+    new FontMeasure((ch) => {
+      if (!ctx) return ch.length * fallback;
       ctx.font = font;
       return ctx.measureText(ch).width;
     });
-  return { title: by(TITLE_FONT), subtitle: by(SUBTITLE_FONT), edgeLabel: by(EDGE_LABEL_FONT) };
+  return { title: by(TITLE_FONT, 6.6), subtitle: by(SUBTITLE_FONT, 5), row: by(ROW_FONT, 5), rowBold: by(ROW_BOLD_FONT, 5.5), edgeLabel: by(EDGE_LABEL_FONT, 4.5) };
 }

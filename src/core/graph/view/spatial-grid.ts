@@ -4,6 +4,7 @@
  * Storage is CSR (cell start offsets + item ids) in typed arrays. DOM-free.
  */
 import type { GraphLayout } from '../layout-types';
+import type { FlatEdges } from './edge-curve';
 
 export interface SpatialGrid {
   minX: number;
@@ -46,62 +47,110 @@ export function chooseCellSize(width: number, height: number, count: number, min
 
 export function buildGrid(src: BoxSource, cellSize?: number): SpatialGrid {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-  for (let i = 0; i < src.count; i++) {
-    if (src.x0[i] < minX) minX = src.x0[i];
-    if (src.y0[i] < minY) minY = src.y0[i];
-    if (src.x1[i] > maxX) maxX = src.x1[i];
-    if (src.y1[i] > maxY) maxY = src.y1[i];
+  const { x0, y0, x1, y1, count } = src;
+  for (let i = 0; i < count; i++) {
+    if (x0[i]! < minX) minX = x0[i]!;
+    if (y0[i]! < minY) minY = y0[i]!;
+    if (x1[i]! > maxX) maxX = x1[i]!;
+    if (y1[i]! > maxY) maxY = y1[i]!;
   }
-  if (src.count === 0 || !Number.isFinite(minX)) {
+  return fillGrid(count, (i, out) => {
+    out[0] = x0[i]!; out[1] = y0[i]!; out[2] = x1[i]!; out[3] = y1[i]!;
+    return true;
+  }, (i) => (src.owner ? src.owner[i]! : i), src.itemCount, minX, minY, maxX, maxY, cellSize);
+}
+
+/**
+ * A grid over the segments of flattened edges. Item ids are point indices: item k is the segment
+ * from point k to point k + 1 of its edge (the last point of an edge starts no segment); the edge
+ * of a segment is `pointEdge[k]`.
+ */
+export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: number): { grid: SpatialGrid; pointEdge: Uint32Array } {
+  const pts = flat.points;
+  const npts = pts.length / 2;
+  const pointEdge = new Uint32Array(npts);
+  const starts = new Uint8Array(npts);
+  for (let e = 0; e < edgeCount; e++) {
+    const a = flat.offsets[e]!, b = flat.offsets[e + 1]!;
+    pointEdge.fill(e, a, b);
+    for (let k = a; k + 1 < b; k++) starts[k] = 1;
+  }
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let k = 0; k < npts; k++) {
+    const x = pts[2 * k]!, y = pts[2 * k + 1]!;
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+  }
+  const grid = fillGrid(npts, (k, out) => {
+    if (!starts[k]) return false;
+    const ax = pts[2 * k]!, ay = pts[2 * k + 1]!, bx = pts[2 * k + 2]!, by = pts[2 * k + 3]!;
+    out[0] = ax < bx ? ax : bx; out[1] = ay < by ? ay : by; out[2] = ax < bx ? bx : ax; out[3] = ay < by ? by : ay;
+    return true;
+  }, (k) => k, npts, minX, minY, maxX, maxY, cellSize);
+  return { grid, pointEdge };
+}
+
+/** The grid of `count` boxes given by `box(i, out)` (false: no box), owned by `owner(i)`. */
+function fillGrid(
+  count: number,
+  box: (i: number, out: Float64Array) => boolean,
+  owner: (i: number) => number,
+  itemCount: number,
+  minX: number, minY: number, maxX: number, maxY: number,
+  cellSize?: number,
+): SpatialGrid {
+  if (count === 0 || !Number.isFinite(minX) || !Number.isFinite(minY) || !Number.isFinite(maxX) || !Number.isFinite(maxY)) {
     minX = 0; minY = 0; maxX = 1; maxY = 1;
   }
-  const cell = cellSize ?? chooseCellSize(maxX - minX, maxY - minY, src.count);
+  const cell = cellSize ?? chooseCellSize(maxX - minX, maxY - minY, count);
   const cols = Math.max(1, Math.floor((maxX - minX) / cell) + 1);
   const rows = Math.max(1, Math.floor((maxY - minY) / cell) + 1);
-  const counts = new Uint32Array(cols * rows + 1);
-  const range = (i: number): [number, number, number, number] => {
-    const cx0 = Math.min(cols - 1, Math.max(0, Math.floor((src.x0[i] - minX) / cell)));
-    const cy0 = Math.min(rows - 1, Math.max(0, Math.floor((src.y0[i] - minY) / cell)));
-    const cx1 = Math.min(cols - 1, Math.max(0, Math.floor((src.x1[i] - minX) / cell)));
-    const cy1 = Math.min(rows - 1, Math.max(0, Math.floor((src.y1[i] - minY) / cell)));
-    return [cx0, cy0, cx1, cy1];
-  };
-  for (let i = 0; i < src.count; i++) {
-    const [cx0, cy0, cx1, cy1] = range(i);
+  const cells = cols * rows;
+  const b = new Float64Array(4);
+  const clampC = (v: number) => (v < 0 ? 0 : v >= cols ? cols - 1 : v);
+  const clampR = (v: number) => (v < 0 ? 0 : v >= rows ? rows - 1 : v);
+  const counts = new Uint32Array(cells + 1);
+  for (let i = 0; i < count; i++) {
+    if (!box(i, b)) continue;
+    const cx0 = clampC(Math.floor((b[0]! - minX) / cell)), cy0 = clampR(Math.floor((b[1]! - minY) / cell));
+    const cx1 = clampC(Math.floor((b[2]! - minX) / cell)), cy1 = clampR(Math.floor((b[3]! - minY) / cell));
     for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) counts[cy * cols + cx + 1]++;
   }
-  const start = new Uint32Array(cols * rows + 1);
-  for (let c = 0; c < cols * rows; c++) start[c + 1] = start[c] + counts[c + 1];
-  const fill = start.slice(0, cols * rows);
-  const items = new Uint32Array(start[cols * rows]);
-  for (let i = 0; i < src.count; i++) {
-    const [cx0, cy0, cx1, cy1] = range(i);
-    const id = src.owner ? src.owner[i] : i;
+  const start = new Uint32Array(cells + 1);
+  for (let c = 0; c < cells; c++) start[c + 1] = start[c]! + counts[c + 1]!;
+  const fill = start.slice(0, cells);
+  const items = new Uint32Array(start[cells]!);
+  for (let i = 0; i < count; i++) {
+    if (!box(i, b)) continue;
+    const cx0 = clampC(Math.floor((b[0]! - minX) / cell)), cy0 = clampR(Math.floor((b[1]! - minY) / cell));
+    const cx1 = clampC(Math.floor((b[2]! - minX) / cell)), cy1 = clampR(Math.floor((b[3]! - minY) / cell));
+    const id = owner(i);
     for (let cy = cy0; cy <= cy1; cy++) {
       for (let cx = cx0; cx <= cx1; cx++) {
         const c = cy * cols + cx;
         // the same owner may already be in this cell (adjacent segments of one edge)
-        const s = start[c];
-        const e = fill[c];
-        if (e > s && items[e - 1] === id) continue;
-        items[fill[c]++] = id;
+        const e = fill[c]!;
+        if (e > start[c]! && items[e - 1] === id) continue;
+        items[fill[c]!++] = id;
       }
     }
   }
   // compact cells that skipped duplicates
   let w = 0;
-  const compactStart = new Uint32Array(cols * rows + 1);
-  for (let c = 0; c < cols * rows; c++) {
+  const compactStart = new Uint32Array(cells + 1);
+  for (let c = 0; c < cells; c++) {
     compactStart[c] = w;
-    for (let k = start[c]; k < fill[c]; k++) items[w++] = items[k];
+    for (let k = start[c]!; k < fill[c]!; k++) items[w++] = items[k]!;
   }
-  compactStart[cols * rows] = w;
+  compactStart[cells] = w;
   return {
     minX, minY, cell, cols, rows,
     start: compactStart,
-    items: items.subarray(0, w),
-    itemCount: src.itemCount,
-    stamp: new Uint32Array(src.itemCount),
+    items: w === items.length ? items : items.slice(0, w),
+    itemCount,
+    stamp: new Uint32Array(itemCount),
     epoch: 0,
   };
 }
