@@ -1,5 +1,5 @@
 /**
- * DLA model figures (core/dla): a loadable run through the execute service as a warm worker
+ * DLA model figures (core/dla): a loadable run through the `runLoadable` service as a warm worker
  * would (the service kept between runs: memory images and decoded weights reused), median of
  * several runs after warm-up runs, in this Node process.
  *
@@ -16,7 +16,9 @@
 import { performance } from 'node:perf_hooks';
 import { createNodeKernels } from '../src/cli/kernels';
 import { CalibrationCollector, deployLayers, poolingScaleTies } from '../src/core/dla/calibrate';
-import { executeService, type ExecuteHooks, type ExecuteRequest } from '../src/core/dla/service';
+import { loadableRunService } from '../src/core/dla/run-service';
+import type { LoadableRunHooks, LoadableRunRequest } from '../src/core/dla/run-types';
+import { decodeTasks } from '../src/core/loadable/tasks';
 import type { Kernels } from '../src/core/kernels/kernels';
 import { read } from '../src/core/loadable/read';
 import { parseCalibrationTable } from '../src/core/nvdla/calibrate/table';
@@ -40,9 +42,9 @@ interface Row {
   engine: string;
 }
 
-async function measure(name: string, bytes: Uint8Array, request: ExecuteRequest, warmup: number, runs: number, kernels?: Kernels): Promise<Row> {
-  const service = executeService(read(bytes, `${name}.nvdla`));
-  const hooks: ExecuteHooks = { now: () => performance.now(), ...(kernels ? { kernels } : {}) };
+async function measure(name: string, bytes: Uint8Array, request: LoadableRunRequest, warmup: number, runs: number, kernels?: Kernels): Promise<Row> {
+  const service = loadableRunService(decodeTasks(read(bytes, `${name}.nvdla`)));
+  const hooks: LoadableRunHooks = { now: () => performance.now(), ...(kernels ? { kernels } : {}) };
   let t = performance.now();
   const first = await service.run(request, hooks);
   const cold = performance.now() - t;
@@ -63,7 +65,7 @@ const digit = (seed: number) => {
 };
 
 // LeNet fp16: nvdla_compiler's nv_small golden
-rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenBytes('lenet-b1-nv_small-fp16-fast-math'), { inputs: { data: { kind: 'array', values: digit(1) } } }, 30, 50));
+rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenBytes('lenet-b1-nv_small-fp16-fast-math'), { input: { kind: 'values', file: 'digit', values: digit(1) }, calibration: null }, 30, 50));
 
 // LeNet int8: our compiler with a table calibrated from the float pass
 {
@@ -78,8 +80,7 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
   }
   const table = c.result({ kind: 'max' }, 'calib', poolingScaleTies(deployLayers(deploy))).table;
   const r = compileNvdla(deploy, weights, { configtarget: 'nv_full', cprecision: 'int8', calibtable: parseCalibrationTable(JSON.stringify(table), 'calib.json') });
-  const scales = Object.fromEntries(Object.entries(table).map(([k, v]) => [k, v.scale]));
-  rows.push(await measure('LeNet int8 nv_full (NPU Studio compiler, studio table)', r.bytes!, { inputs: { data: { kind: 'array', values: digit(2) } }, scales }, 30, 50));
+  rows.push(await measure('LeNet int8 nv_full (NPU Studio compiler, studio table)', r.bytes!, { input: { kind: 'values', file: 'digit', values: digit(2) }, calibration: table }, 30, 50));
 }
 
 // AlexNet fp16, seeded random weights
@@ -87,7 +88,8 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
   const deploy = fixtureDeploy('caffe/alexnet/deploy.prototxt');
   const r = compileNvdla(deploy, synthetic(deploy), { cprecision: 'fp16', batch: 1 });
   if (!r.bytes) throw new Error(`AlexNet: ${r.diagnostics.find((d) => d.severity === 'error')?.message}`);
-  const request: ExecuteRequest = { inputs: { data: { kind: 'random', seed: 3, range: [-128, 128], channels: 3 } } };
+  const rnd = seededRandom(3);
+  const request: LoadableRunRequest = { input: { kind: 'values', file: 'random', values: Float32Array.from({ length: 3 * 227 * 227 }, () => -128 + 256 * rnd()) }, calibration: null };
   rows.push(await measure('AlexNet fp16 nv_full, batch 1', r.bytes, request, 2, 3));
   const kernels = createNodeKernels();
   try {
@@ -97,7 +99,7 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
   }
 }
 
-console.log('## DLA model: a loadable run (core/dla, execute service kept warm)\n');
+console.log('## DLA model: a loadable run (core/dla, runLoadable service kept warm)\n');
 console.log('| loadable | ops | engines | first run ms | warm median ms (runs) |');
 console.log('|---|---:|---|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.ops} | ${r.engine} | ${r.cold.toFixed(0)} | ${r.warm.toFixed(1)} (${r.runs}) |`);

@@ -29,7 +29,6 @@ import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
 import type { CompileRequest, CompileSummary } from './nvdla/compile-summary';
-import type { ExecuteService } from './dla/service';
 import type { LoadableComparison, LoadableRunHooks, LoadableRunOutcome, LoadableRunPlan, LoadableRunRequest, PlaneSlice } from './dla/run-types';
 
 export interface SourceFile {
@@ -174,15 +173,14 @@ export interface DocumentServices {
   run: RunService;
   loadable: LoadableService;
   compile: CompileService;
-  /** run an NVDLA loadable on the DLA model (`dla/service.ts`): plan, run with progress and cancel, planes of the last run, per-layer comparison */
-  execute: ExecuteService;
+  /** run an NVDLA loadable on the DLA model (`dla/run-service.ts`): plan, run with progress and cancel, surfaces of the last run, per-layer comparison with a Caffe document */
   runLoadable: LoadableRunService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'compile', 'execute', 'runLoadable'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'compile', 'runLoadable'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document

@@ -1,6 +1,6 @@
 /**
  * Loadable run methods of the model service (issue 15), for documents with the `runLoadable`
- * capability, and the calibration of a Caffe model (`run` capability): loaded by `service.ts` on
+ * capability (the service `npu-studio run-loadable` uses too), and the calibration of a Caffe model (`run` capability): loaded by `service.ts` on
  * first use. Like the Caffe run (run-service.ts), a run yields to the event loop every few tens of
  * ms between op slots (a MessageChannel task), so `cancelLoadableRun` and the views' questions
  * are answered while it runs; progress goes out at those moments and is not awaited. Images are
@@ -177,7 +177,7 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
 }
 
 /** The UI's input (files as Blobs) as core takes it: images decoded to pixels, arrays read. */
-async function inputValue(input: LoadableRunInputFile, decode: NonNullable<RunHost['decodeImage']>): Promise<LoadableInputValue> {
+async function inputValue(input: LoadableRunInputFile, decode: NonNullable<RunHost['decodeImage']>): Promise<Exclude<LoadableInputValue, { kind: 'values' }>> {
   switch (input.kind) {
     case 'random':
       return { kind: 'random', seed: input.seed };

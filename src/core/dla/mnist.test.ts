@@ -14,7 +14,9 @@ import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { collectRun, netLayers } from './caffe-reference';
 import { CalibrationCollector, poolingScaleTies } from './calibrate';
 import { topK } from './metrics';
-import { executeService } from './service';
+import { loadableRunService } from './run-service';
+import type { CalibrationScales } from './run-types';
+import { decodeTasks } from '../loadable/tasks';
 
 const PROTO = 'test/fixtures/nvdla/golden/lenet_n1.prototxt';
 const WEIGHTS = 'test/fixtures/nvdla/lenet/lenet_iter_10000.caffemodel';
@@ -37,13 +39,13 @@ async function referenceTops(): Promise<number[]> {
   return reference;
 }
 
-async function agreement(bytes: Uint8Array, scales: Record<string, number> = {}): Promise<number> {
-  const s = executeService(read(bytes, 'lenet.nvdla'));
+async function agreement(bytes: Uint8Array, calibration: CalibrationScales | null = null): Promise<number> {
+  const s = loadableRunService(decodeTasks(read(bytes, 'lenet.nvdla')));
   const ref = await referenceTops();
   let same = 0;
   for (let i = 0; i < SAMPLE; i++) {
-    const out = await s.run({ inputs: { data: { kind: 'array', values: digit(i, 0) } }, scales });
-    if (out.outputs[0]!.top[0]!.index === ref[i]) same++;
+    const out = await s.run({ input: { kind: 'values', file: `digit ${i}`, values: digit(i, 0) }, calibration });
+    if (out.outputs[0]!.top![0]!.index === ref[i]) same++;
   }
   return same / SAMPLE;
 }
@@ -71,7 +73,6 @@ describe('LeNet on 200 MNIST digits: top-1 agreement with the Caffe float pass',
       cprecision: 'int8',
       calibtable: parseCalibrationTable(JSON.stringify(calib.table), 'calib.json'),
     });
-    const scales = Object.fromEntries(Object.entries(calib.table).map(([k, v]) => [k, v.scale]));
-    expect(await agreement(compiled.bytes!, scales)).toBeGreaterThanOrEqual(0.97);
+    expect(await agreement(compiled.bytes!, calib.table)).toBeGreaterThanOrEqual(0.97);
   }, 180_000);
 });

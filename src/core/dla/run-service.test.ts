@@ -1,5 +1,5 @@
 /**
- * The `runLoadable` capability as the worker drives it: an NVDLA golden opened as a document,
+ * The `runLoadable` capability (the one the Run view, the CLI and the bench use) as the worker drives it: an NVDLA golden opened as a document,
  * run on a real MNIST digit, compared with the Caffe float pass of the LeNet document through its
  * `run` service, and a calibration made from that Caffe document.
  */
@@ -14,7 +14,7 @@ import { writeNpy } from '../caffe/npy';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { calibrateCaffe } from './caffe-calibration';
-import { inputValues, loadableRunPlan } from './run-service';
+import { inputValues, loadableRunPlan, loadableRunService } from './run-service';
 import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
 
@@ -172,4 +172,70 @@ describe('calibration from the Caffe document', () => {
     expect(wider).toEqual([]);
     expect(max.inputs).toBe(3);
   }, 60_000);
+});
+
+describe('one service for the Run view, the CLI and the bench', () => {
+  const golden = (name: string) => loadableRunService(decodeTasks(read(goldenBytes(name), `${name}.nvdla`)));
+
+  it('plans: tensors, hardware, the output scales the loadable holds', () => {
+    const p = golden('lenet-b1-nv_full-int8-fast-math').plan();
+    expect([...p.inputs, ...p.outputs].map((t) => `${t.kind} ${t.name} ${t.shape.join('x')} ${t.dataType} ${t.format}`)).toEqual(['input data 1x4x28x28 int8 A8B8G8R8', 'output prob 1x10x1x1 int8 FEATURE']);
+    expect(p.hardware).toBe('nv_full');
+    expect(p.outputScales).toEqual({ prob: 127 });
+    expect(p.ops).toBe(golden('lenet-b1-nv_full-int8-fast-math').plan().ops);
+    const calib = golden('lenet-b1-nv_full-int8-fast-math-calib').plan();
+    expect(calib.outputScales.prob).toBeCloseTo(0.0079, 6);
+    expect(golden('lenet-b1-nv_small-fp16-fast-math').plan().outputScales).toEqual({});
+  });
+
+  it('float values in: every progress step, the whole output, a plane of every surface', async () => {
+    const s = golden('lenet-b1-nv_small-fp16-fast-math');
+    const progress: number[] = [];
+    const out = await s.run({ input: { kind: 'values', file: 'half', values: new Float32Array(784).fill(0.5) }, calibration: null }, { onProgress: (p) => void progress.push(p.done) });
+    expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(out.outputs[0]).toMatchObject({ name: 'prob', shape: [1, 10, 1, 1], dataType: 'fp16', scale: null });
+    expect(out.outputs[0]!.top!.length).toBe(5);
+    expect(out.outputs[0]!.values.length).toBe(10);
+    expect(out.outputs[0]!.values.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 2);
+    const pool1 = s.surface(2, 19);
+    expect(pool1).toMatchObject({ channel: 19, height: 12, width: 12 });
+    expect(pool1.values.length).toBe(144);
+    expect(() => s.surface(2, 20)).toThrow(FormatError);
+    expect(() => s.surface(99, 0)).toThrow(FormatError);
+  });
+
+  it("int8: the table's scales, else the loadable's own output scale, else nvdla_compiler's defaults with a warning", async () => {
+    const s = golden('lenet-b1-nv_full-int8-fast-math');
+    const none = await s.run({ input: { kind: 'random', seed: 3 }, calibration: null });
+    expect(none.warnings.join('\n')).toMatch(/no calibration table was given, so it is quantised with scale 1/);
+    expect(none.inputScale).toBe(1);
+    expect(none.outputs[0]).toMatchObject({ scale: 127, scaleSource: "the loadable's own (the EMU op's output_scale_factor)" });
+    const given = await s.run({ input: { kind: 'random', seed: 3 }, calibration: { data: { scale: 1 / 255 }, prob: { scale: 1 / 127 } } });
+    expect(given.inputScale).toBe(1 / 255);
+    expect(given.outputs[0]).toMatchObject({ scale: 1 / 127, scaleSource: "the calibration table's scale for 'prob'" });
+    expect(given.warnings.join('\n')).not.toMatch(/quantised with scale 1/);
+  });
+
+  it('runs again from the kept memory images and weights with the same results as a fresh service', async () => {
+    const l = read(goldenBytes('lenet-b1-nv_full-int8-fast-math'), 'a.nvdla');
+    const s = loadableRunService(decodeTasks(l));
+    const req = { input: { kind: 'random' as const, seed: 5 }, calibration: { data: { scale: 1 / 100 } } };
+    const first = await s.run(req);
+    const second = await s.run(req);
+    const fresh = await golden('lenet-b1-nv_full-int8-fast-math').run(req);
+    expect(Array.from(second.outputs[0]!.values)).toEqual(Array.from(fresh.outputs[0]!.values));
+    expect(Array.from(first.outputs[0]!.values)).toEqual(Array.from(fresh.outputs[0]!.values));
+    expect(second.slots.map((x) => x.output)).toEqual(fresh.slots.map((x) => x.output));
+    // the blobs the runs read from stay as the file has them
+    expect(Array.from(l.blobs[0]!.data)).toEqual(Array.from(read(goldenBytes('lenet-b1-nv_full-int8-fast-math'), 'b.nvdla').blobs[0]!.data));
+  });
+
+  it('names what is wrong with a request', async () => {
+    const s = golden('lenet-b1-nv_small-fp16-fast-math');
+    await expect(s.run({ input: { kind: 'values', file: 'short', values: new Float32Array(100) }, calibration: null })).rejects.toThrow(/shape \[100\].*1 x C x 28 x 28/);
+    await expect(s.run({ input: { kind: 'values', file: 'short', values: new Float32Array(100) }, calibration: null })).rejects.toBeInstanceOf(FormatError);
+    // an nv_small loadable forced onto nv_full's 32-byte atoms: its descriptors do not fit, and the error says where
+    await expect(s.run({ input: { kind: 'random', seed: 1 }, calibration: null, hardware: 'nv_full' })).rejects.toThrow(/task 0 \(DLA\) op slot 1 \(SDP\): surface\.dst_data\.line_stride: line stride 192 is less than a line of 24 atoms of 32 bytes/);
+    await expect(s.run({ input: { kind: 'random', seed: 1 }, calibration: null, hardware: 'nv_small' })).resolves.toMatchObject({ hardware: 'nv_small' });
+  });
 });

@@ -1,13 +1,20 @@
 /**
  * The `runLoadable` capability of an NVDLA loadable document (core/format.ts
- * `LoadableRunService`): what a run needs (`plan`), the run itself on the DLA model (run.ts) with
- * the input made from an image, a `.npy` or seeded random values and bound in the loadable's
- * tensor format (bindings.ts), the last run's surfaces kept for the heatmaps (`surface`), and the
- * comparison of every op slot with the Caffe float pass of the same input (`compare`: the
- * slot -> layer mapping of slot-layers.ts, the metrics of compare.ts).
+ * `LoadableRunService`), the one way to run a loadable: the Run view (through the worker),
+ * `npu-studio run-loadable` and bench/dla.ts all use it. What a run needs (`plan`), the run itself
+ * on the DLA model (run.ts) with the input made from an image, a `.npy`, float values or seeded
+ * random values and bound in the loadable's tensor format (bindings.ts), the last run's surfaces
+ * kept for the heatmaps and `--surfaces` (`surface`), and the comparison of every op slot with
+ * the Caffe float pass of the same input (`compare`: the slot -> layer mapping of slot-layers.ts,
+ * the metrics of compare.ts).
  *
- * The DLA model (engines, scheduler, compiler for the mapping) is loaded with `import()` on the
- * first run, so opening a loadable to look at it never loads it.
+ * Int8 tensors need scales: the calibration table's first (by tensor name); an output that an
+ * EMU op writes carries its own (`output_scale_factor`); otherwise the scales nvdla_compiler gives
+ * every tensor without a table (inputs 1, layer outputs 127, notes 8.1), with a warning.
+ *
+ * The service keeps a `DlaRunCache` between runs (decoded tasks, pristine memory images, decoded
+ * weights), as a warm worker does. The DLA model (engines, scheduler, compiler for the mapping) is
+ * loaded with `import()` on the first run, so opening a loadable to look at it never loads it.
  */
 import { FormatError } from '../errors';
 import type { CaffeDeploy, CaffeMessage } from '../nvdla/network/caffe-input';
@@ -17,6 +24,7 @@ import type { LoadableRunService, RunService, SourceFile } from '../format';
 import { allOps, type DecodedLoadable } from '../loadable/tasks';
 import { valueOf } from '../loadable/structs';
 import { bindableTensors, type TensorSpec } from './bindings';
+import { DlaRunCache } from './cache';
 import { inferHardware } from './hardware';
 import { topK } from './metrics';
 import type { DlaRunResult, SlotRun } from './run';
@@ -36,10 +44,8 @@ import type {
   SlotRunRow,
 } from './run-types';
 
-/** Values of an output sent to the UI (item 0). */
-export const OUTPUT_VALUES = 4096;
-
-/** EMU softmax scale factors nvdla_compiler writes without a calibration table (notes 8.1: every tensor 127). */
+/** The scales nvdla_compiler gives tensors without a calibration table (notes 8.1): network inputs 1, every layer output 127. */
+const DEFAULT_INPUT_SCALE = 1;
 const CONSTANT_SCALE = 127;
 
 interface LastRun {
@@ -53,18 +59,38 @@ interface LastRun {
   compared: Map<number, { layer: string; scale: number }>;
 }
 
-/** The EMU softmax scale factors of the loadable (input, output), or null when it has none. */
-function softmaxScales(d: DecodedLoadable): { input: number; output: number } | null {
+/** EMU ops' output scale factors by the bindable int8 output tensor they write. */
+function embeddedScales(d: DecodedLoadable, outputs: TensorSpec[]): Record<string, number> {
+  const l = d.loadable;
+  const out: Record<string, number> = {};
   for (const t of d.tasks) {
-    if (t.kind !== 'EMU' || t.layout !== '0.0.1') continue;
+    if (t.kind !== 'EMU') continue;
+    const entry = l.task_list[t.index];
+    if (!entry) continue;
     for (const o of t.ops) {
-      if (o.opName !== 'SOFTMAX') continue;
-      const input = valueOf(o.op, 'common.input_scale_factor');
-      const output = valueOf(o.op, 'common.output_scale_factor');
-      if (input !== undefined && output !== undefined) return { input, output };
+      const scale = valueOf(o.op, 'common.output_scale_factor');
+      const addr = o.buffers ? valueOf(o.buffers, 'dst_data.addressIndex') : undefined;
+      if (scale === undefined || addr === undefined) continue;
+      const a = l.address_list[entry.address_list[addr] ?? -1];
+      const target = a && outputs.find((x) => x.memId === a.mem_id);
+      if (target && target.dataType !== 'fp16') out[target.name] = scale;
     }
   }
-  return null;
+  return out;
+}
+
+/** Every int8 EMU op with input and output scale 127: nvdla_compiler's constant scales (compiled without a table). */
+function constantScales(d: DecodedLoadable): boolean {
+  let emu = 0;
+  for (const t of d.tasks) {
+    if (t.kind !== 'EMU') continue;
+    for (const o of t.ops) {
+      if (o.buffers && valueOf(o.buffers, 'src_data.format') === 3) continue; // FF16
+      emu++;
+      if (valueOf(o.op, 'common.input_scale_factor') !== CONSTANT_SCALE || valueOf(o.op, 'common.output_scale_factor') !== CONSTANT_SCALE) return false;
+    }
+  }
+  return emu > 0;
 }
 
 /**
@@ -102,8 +128,7 @@ export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
   const warnings: string[] = [];
   let uncalibrated: boolean | null = null;
   if (first && first.dataType !== 'fp16') {
-    const sm = softmaxScales(d);
-    uncalibrated = sm !== null && sm.input === CONSTANT_SCALE && sm.output === CONSTANT_SCALE;
+    uncalibrated = constantScales(d);
     if (uncalibrated) {
       warnings.push(
         `This ${first.dataType} loadable was compiled without a calibration table: nvdla_compiler then gives every tensor the constant scale 127 (its softmax scales are 127 / 127), so what it computes is meaningless. Compile it with a calibration table (Calibrate makes one from the Caffe model).`,
@@ -134,6 +159,7 @@ export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
     hardwareReason,
     ops: allOps(d).length,
     uncalibrated,
+    outputScales: embeddedScales(d, outputs),
     warnings,
     problems,
   };
@@ -157,8 +183,9 @@ export function inputValues(spec: TensorSpec, value: LoadableInputValue, channel
         throw e;
       }
     }
-    case 'array': {
-      const a = readNpy(value.bytes, value.file);
+    case 'array':
+    case 'values': {
+      const a = value.kind === 'array' ? readNpy(value.bytes, value.file) : { shape: [value.values.length], data: value.values };
       const plane = h * w;
       const len = a.data.length;
       // N x C' x H x W, or one item C' x H x W repeated over the batch, with C' <= C
@@ -254,6 +281,11 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
   const ops = allOps(d);
   const nodeOf = new Map(ops.map((o, i) => [`${o.task}:${o.slot}`, i]));
   let last: LastRun | null = null;
+  let planned: LoadableRunPlan | null = null;
+  const planOnce = (): LoadableRunPlan => (planned ??= loadableRunPlan(d));
+  // what runs of this loadable share: its decoded tasks, memory images, decoded weights
+  const cache = new DlaRunCache(d.loadable);
+  cache.decoded = d;
 
   const needRun = (): LastRun => {
     if (!last) throw new FormatError({ kind: 'unsupported', file, message: 'there is no run to show: run the loadable first' });
@@ -266,10 +298,10 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
   };
 
   return {
-    plan: () => loadableRunPlan(d),
+    plan: planOnce,
 
     async run(request: LoadableRunRequest, hooks: LoadableRunHooks = {}): Promise<LoadableRunOutcome> {
-      const plan = loadableRunPlan(d);
+      const plan = planOnce();
       if (plan.problems.length) throw new FormatError({ kind: 'unsupported', file, message: `the loadable cannot run: ${plan.problems[0]}` });
       const { runLoadable } = await import('./run');
       const { bindInput, outputValues } = await import('./bindings');
@@ -282,35 +314,39 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
         const given = request.calibration?.[spec.name]?.scale;
         if (given !== undefined && given > 0) inputScale = given;
         else {
-          // nvdla_compiler's default without a table: inputs get scale 1 (notes 8.1)
-          inputScale = 1;
-          warnings.push(`input '${spec.name}' is ${spec.dataType}: ${request.calibration ? `the calibration table has no scale for '${spec.name}'` : 'no calibration table was given'}, so it is quantised with scale 1 (nvdla_compiler's default), i.e. rounded to whole numbers in -128..127`);
+          inputScale = DEFAULT_INPUT_SCALE;
+          warnings.push(`input '${spec.name}' is ${spec.dataType}: ${request.calibration ? `the calibration table has no scale for '${spec.name}'` : 'no calibration table was given'}, so it is quantised with scale ${DEFAULT_INPUT_SCALE} (nvdla_compiler's default), i.e. rounded to whole numbers in -128..127`);
         }
       }
       const bound = bindInput(d.loadable, spec, input.values, input.shape[1], inputScale, file);
       const result = await runLoadable(d.loadable, {
         inputs: [bound],
+        cache,
         captureSurfaces: true,
+        ...(request.hardware ? { hardware: request.hardware } : {}),
+        ...(hooks.kernels ? { kernels: hooks.kernels } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.now ? { now: hooks.now } : {}),
         ...(hooks.onProgress ? { onProgress: (p) => hooks.onProgress!({ done: p.done, total: p.total, task: p.task, slot: p.slot, engine: p.engine }) } : {}),
       });
       warnings.push(...result.warnings.map((w) => w.text));
-      const sm = softmaxScales(d);
       const outputs: LoadableOutputView[] = result.outputs.map((o) => {
         const ospec = plan.outputs.find((t) => t.bindId === o.bindId);
         let scale: number | null = null;
         let scaleSource = 'fp16: the values as they are';
         if (ospec?.needsScale) {
           const fromTable = request.calibration?.[o.name]?.scale;
+          const embedded = plan.outputScales[o.name];
           if (fromTable !== undefined && fromTable > 0) {
             scale = fromTable;
             scaleSource = `the calibration table's scale for '${o.name}'`;
-          } else if (sm) {
-            scale = sm.output;
-            scaleSource = "the EMU softmax's output scale";
+          } else if (embedded !== undefined && embedded > 0) {
+            scale = embedded;
+            scaleSource = "the loadable's own (the EMU op's output_scale_factor)";
           } else {
-            scaleSource = 'no scale known: raw integers';
+            scale = CONSTANT_SCALE;
+            scaleSource = `nvdla_compiler's default without a table (${CONSTANT_SCALE})`;
+            warnings.push(`output '${o.name}' (${ospec.dataType}) was read with nvdla_compiler's default scale ${CONSTANT_SCALE}: no scale was given and the loadable holds none`);
           }
         }
         const v = outputValues(o, scale, file);
@@ -323,7 +359,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
           dataType: ospec?.dataType ?? 'fp16',
           scale,
           scaleSource,
-          values: Array.from(item.subarray(0, OUTPUT_VALUES)),
+          values: v.values,
           top: c > 1 && h === 1 && w === 1 ? topK(item, 5) : null,
         };
       });
@@ -338,6 +374,8 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
         output: s.output
           ? { channel: s.output.channel, height: s.output.height, width: s.output.width, precision: s.output.precision, where: s.output.where, saturated: s.output.saturated, ...planeStats(s.output.values ?? []) }
           : null,
+        ...(s.lut ? { lut: s.lut } : {}),
+        ...(s.bytes !== undefined ? { bytes: s.bytes } : {}),
       }));
       last = { result, input, calibration: request.calibration, reference: null, compared: new Map() };
       return { file, hardware: result.hardware.name, inputName: spec.name, inputShape: input.shape, inputScale, slots, outputs, warnings, totalMs: result.totalMs };
@@ -414,6 +452,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
       return {
         rows,
         skipped: cmp.skipped.map((s) => ({ ...s, node: nodeOf.get(`${s.task}:${s.slot}`) ?? -1 })),
+        compiledAs: `${o.configtarget} ${o.cprecision} ${o.profile}`,
         matchedWith: `our compile of ${deployFile.name} with --configtarget ${o.configtarget} --cprecision ${o.cprecision} --profile ${o.profile}${calibtable ? ' and the calibration table' : ''} gives the same op slots`,
         top1: loadableTop !== null && ref.top1 !== null ? { loadable: loadableTop, caffe: ref.top1 } : null,
         warnings,

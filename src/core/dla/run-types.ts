@@ -1,13 +1,16 @@
 /**
- * The `runLoadable` capability (core/format.ts): what the browser's Run view of an NVDLA loadable
- * asks for and gets back, as plain data (it crosses the worker boundary). Types only, so
- * `core/format.ts` can name them without importing the DLA model.
+ * The `runLoadable` capability (core/format.ts `LoadableRunService`, run-service.ts): what the
+ * browser's Run view, `npu-studio run-loadable` and bench/dla.ts ask a loadable run for and get
+ * back, as plain data (it crosses the worker boundary). Types only, so `core/format.ts` can name
+ * them without importing the DLA model.
  */
 import type { RgbaImage } from '../caffe/input';
 import type { CalibrationResult, CalibrationMethod } from './calibrate';
 import type { ErrorMetrics } from './metrics';
 import type { TensorSpec } from './bindings';
 import type { CaffeKernels } from '../caffe/forward/heavy';
+import type { Kernels } from '../kernels/kernels';
+import type { DlaConfigName } from './hardware';
 
 export type { CalibrationMethod, CalibrationResult, ErrorMetrics, TensorSpec };
 
@@ -22,6 +25,8 @@ export type CalibrationScales = Record<string, { scale: number }>;
 export type LoadableInputValue =
   | { kind: 'image'; file: string; pixels: RgbaImage; scale: number; mean: number[]; color: 'gray' | 'bgr' | 'rgb' }
   | { kind: 'array'; file: string; bytes: Uint8Array }
+  /** float values already in memory, laid out as an `.npy` would be (N x C' x H x W or one item C' x H x W) */
+  | { kind: 'values'; file: string; values: Float32Array }
   | { kind: 'random'; seed: number };
 
 export interface LoadableRunRequest {
@@ -33,6 +38,8 @@ export interface LoadableRunRequest {
   calibration: CalibrationScales | null;
   /** channels seeded random values fill (default: the plan's `imageChannels`); an image's come from its colour order, an array's from its shape */
   channels?: number;
+  /** the configuration the loadable was compiled for (default: inferred from its descriptors) */
+  hardware?: DlaConfigName;
 }
 
 /** What a run of the loadable needs, and what to tell the user before it runs. */
@@ -54,6 +61,8 @@ export interface LoadableRunPlan {
    * its results are meaningless; null for fp16
    */
   uncalibrated: boolean | null;
+  /** the int8 output scales the loadable holds itself (an EMU op's output_scale_factor), by output name */
+  outputScales: Record<string, number>;
   /** sentences shown before a run (the int8 warning among them) */
   warnings: string[];
   /** why it cannot run at all (the decoder's damage); empty when it can */
@@ -74,6 +83,8 @@ export interface LoadableRunHooks {
   now?(): number;
   /** the kernels of the Caffe float pass a comparison runs (default: the plain TypeScript reference) */
   caffeKernels?: CaffeKernels;
+  /** float kernels for the DLA model's fp16 convolutions (default: TypeScript; worth it for loadables of real size) */
+  kernels?: Kernels;
 }
 
 /** One op slot (or EMU op) of the last run: where it ran and what it wrote. */
@@ -88,6 +99,10 @@ export interface SlotRunRow {
   ms: number;
   /** C x H x W, precision and where it went; null when the op writes no data cube */
   output: { channel: number; height: number; width: number; precision: string; where: 'memory' | 'stream'; saturated: number; min: number; max: number } | null;
+  /** SDP LUT use: hits per table and out-of-range samples */
+  lut?: { le: number; lo: number; underflow: number; overflow: number };
+  /** BDMA: bytes copied */
+  bytes?: number;
 }
 
 export interface LoadableOutputView {
@@ -99,8 +114,8 @@ export interface LoadableOutputView {
   scale: number | null;
   /** where the scale came from */
   scaleSource: string;
-  /** item 0's values (at most 4,096) */
-  values: number[];
+  /** every item's values as floats (dequantised with `scale` for int8) */
+  values: Float32Array;
   /** the five best classes of item 0 when the output is a classifier ([N, C, 1, 1], C > 1) */
   top: { index: number; score: number }[] | null;
 }
@@ -155,6 +170,8 @@ export interface LoadableComparison {
   skipped: { task: number; slot: number; engine: string; node: number; reason: string }[];
   /** how the op slots were matched to Caffe layers (our compile's options) */
   matchedWith: string;
+  /** those options in short: `nv_small fp16 fast-math` */
+  compiledAs: string;
   /** top-1 of the loadable and of the float pass (first classifier output), when both have one */
   top1: { loadable: number; caffe: number } | null;
   warnings: string[];

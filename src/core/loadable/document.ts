@@ -19,7 +19,6 @@ import { memoryMap, type MemoryArea } from './memory-map';
 import { dumpText, inspectJson } from './inspect';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
 import { loadableService } from './service';
-import { executeService } from '../dla/service';
 import { loadableRunService } from '../dla/run-service';
 
 export interface LoadableDocument extends FormatDocument {
@@ -133,7 +132,6 @@ export function openLoadable(files: SourceFile[]): LoadableDocument {
         dump: () => dumpText(decoded),
       },
       loadable: loadableService(decoded, areasOnce),
-      execute: executeService(decoded.loadable),
       runLoadable: loadableRunService(decoded),
     },
     loadable: () => decoded,

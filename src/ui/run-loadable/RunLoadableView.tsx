@@ -245,7 +245,7 @@ function Outcome({ doc, t }: { doc: Doc; t: RunLoadableTab }) {
                 </tbody>
               </table>
             ) : (
-              <p className="mono rl-values">{out.values.slice(0, 32).map((v) => v.toPrecision(4)).join(', ')}{out.values.length > 32 ? ', …' : ''}</p>
+              <p className="mono rl-values">{Array.from(out.values.subarray(0, 32), (v) => v.toPrecision(4)).join(', ')}{out.values.length > 32 ? ', …' : ''}</p>
             )}
           </div>
         ))}
