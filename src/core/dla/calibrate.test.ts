@@ -91,3 +91,37 @@ describe('calibration methods', () => {
     expect(() => new CalibrationCollector().result({ kind: 'max' })).toThrow(/at least one input/);
   });
 });
+
+describe('clipped: the share of |values| above the threshold (what int8 saturates)', () => {
+  const exact = (values: ArrayLike<number>, t: number) => Array.from(values).filter((v) => Math.abs(v) > t).length / values.length;
+
+  it('max clips nothing, also when the largest |value| is a bin edge (values equal to the threshold become 127 exactly)', () => {
+    // MNIST pixels: many are exactly 1.0, a power of two, so they start a bin of the histogram
+    const pixels = Float32Array.from({ length: 784 }, (_, i) => (i % 7 === 0 ? 1 : (i % 255) / 255));
+    const c = new CalibrationCollector();
+    c.add('data', pixels);
+    c.add('conv1', [-4, 4, 2, -1, 0.5]);
+    c.add('ip1', [0.3, -2.7, 1.1]);
+    c.next();
+    const r = c.result({ kind: 'max' });
+    expect(r.rows.map((row) => `${row.name} ${row.threshold} ${row.clipped}`)).toEqual(['data 1 0', 'conv1 4 0', 'ip1 2.7 0']);
+  });
+
+  it('percentile and entropy: the same share as counting the values above the threshold one by one', () => {
+    const bad: string[] = [];
+    for (const seed of [1, 2, 3]) {
+      const values = gaussian(50000, seed, 2);
+      values[7] = -40; // a far outlier: the methods below clip it
+      const c = new CalibrationCollector();
+      c.add('x', values);
+      c.next();
+      for (const method of [{ kind: 'percentile', percentile: 99 }, { kind: 'percentile', percentile: 99.99 }, { kind: 'entropy' }] as const) {
+        const row = c.result(method).rows[0]!;
+        if (!(row.threshold < 40)) bad.push(`seed ${seed} ${method.kind}: threshold ${row.threshold} does not clip the outlier`);
+        const want = exact(values, row.threshold);
+        if (row.clipped !== want) bad.push(`seed ${seed} ${method.kind}: clipped ${row.clipped}, counted ${want}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});

@@ -105,6 +105,24 @@ export function threshold(h: AbsHistogram, method: CalibrationMethod): number {
   return Math.min(h.absmax, entropyThreshold(h.counts) * h.binWidth);
 }
 
+/**
+ * How many |values| int8 saturates at threshold `t`: those above t (a value equal to t becomes
+ * 127 exactly). Bins are [k w, (k + 1) w) and every method's t is a bin edge or the largest
+ * |value|, so:
+ * - t at or above the largest |value| clips nothing, although values equal to t (MNIST's 1.0, a
+ *   power of two) land in the bin that starts at t;
+ * - t = k w below it clips bins k and up: TensorRT's "outliers" that the entropy method folds into
+ *   bin k - 1 (a value exactly equal to t in bin k would be counted too; the histogram cannot tell
+ *   it apart, and continuous activations practically never hit an edge);
+ * - t inside bin k (not an edge) counts bins k + 1 and up: bin k's share above t is not known.
+ */
+export function clippedCount(h: AbsHistogram, t: number): number {
+  if (h.total === 0 || h.binWidth === 0 || t >= h.absmax) return 0;
+  let above = 0;
+  for (let i = Math.min(BINS, Math.ceil(t / h.binWidth)); i < BINS; i++) above += h.counts[i]!;
+  return above;
+}
+
 /** TensorRT's KL search: the number of bins (>= 128) whose quantised distribution loses least. */
 export function entropyThreshold(counts: ArrayLike<number>): number {
   const n = counts.length;
@@ -171,7 +189,7 @@ export interface CalibrationRow {
   scale: number;
   /** values counted (over every input) */
   count: number;
-  /** share of the |values| above the threshold (clipped in int8) */
+  /** share of the |values| above the threshold (saturated in int8; `clippedCount`) */
   clipped: number;
   /** the histogram, 128 bins over [0, range) */
   histogram: number[];
@@ -225,8 +243,7 @@ export class CalibrationCollector {
     const table: CalibrationResult['table'] = {};
     for (const [name, h] of this.histograms) {
       const t = threshold(h, method);
-      let above = 0;
-      if (h.binWidth > 0) for (let i = Math.min(BINS, Math.ceil(t / h.binWidth)); i < BINS; i++) above += h.counts[i]!;
+      const above = clippedCount(h, t);
       const coarse: number[] = [];
       for (let i = 0; i < BINS; i += BINS / 128) {
         let s = 0;
