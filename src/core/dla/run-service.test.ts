@@ -214,6 +214,12 @@ describe('one service for the Run view, the CLI and the bench', () => {
     expect(given.inputScale).toBe(1 / 255);
     expect(given.outputs[0]).toMatchObject({ scale: 1 / 127, scaleSource: "the calibration table's scale for 'prob'" });
     expect(given.warnings.join('\n')).not.toMatch(/quantised with scale 1/);
+    // a table given: the plan's request for one is not repeated (the constant-scale warning is, this loadable has none)
+    const calibrated = loadableRunService(decodeTasks(read(goldenBytes('lenet-b1-nv_full-int8-fast-math-calib'), 'c.nvdla')));
+    expect(calibrated.plan().warnings.join('\n')).toMatch(/give the calibration table it was compiled with/);
+    const withTable = await calibrated.run({ input: { kind: 'random', seed: 3 }, calibration: { data: { scale: 1 / 255 } } });
+    expect(withTable.warnings.join('\n')).not.toMatch(/give the calibration table/);
+    expect(withTable.outputs[0]!.scaleSource).toBe("the loadable's own (the EMU op's output_scale_factor)");
   });
 
   it('runs again from the kept memory images and weights with the same results as a fresh service', async () => {

@@ -23,7 +23,7 @@ import { readNpy, writeNpy } from '../caffe/npy';
 import type { LoadableRunService, RunService, SourceFile } from '../format';
 import { allOps, type DecodedLoadable } from '../loadable/tasks';
 import { valueOf } from '../loadable/structs';
-import { bindableTensors, type TensorSpec } from './bindings';
+import { bindInput, bindableTensors, outputValues, type TensorSpec } from './bindings';
 import { DlaRunCache } from './cache';
 import { inferHardware } from './hardware';
 import { topK } from './metrics';
@@ -111,6 +111,9 @@ export function placeOfPath(d: DecodedLoadable, path: string | undefined): strin
   return `task ${m[1]} (${kind}) ${kind === 'EMU' ? 'op' : 'op slot'} ${m[3]}${engine ? ` (${engine})` : ''}${m[4] ? `, field ${m[4]}` : ''}: `;
 }
 
+/** The plan's advice for an int8 loadable compiled with a table (a run given a table no longer needs it). */
+const askForTable = (dataType: string) => `An ${dataType} loadable: give the calibration table it was compiled with, so the input is quantised with its scale and the output read with the output layer's.`;
+
 /** Plan of a run: tensors, precision, the warnings to show first. */
 export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
   const file = d.loadable.file;
@@ -134,7 +137,7 @@ export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
         `This ${first.dataType} loadable was compiled without a calibration table: nvdla_compiler then gives every tensor the constant scale 127 (its softmax scales are 127 / 127), so what it computes is meaningless. Compile it with a calibration table (Calibrate makes one from the Caffe model).`,
       );
     } else {
-      warnings.push(`An ${first.dataType} loadable: give the calibration table it was compiled with, so the input is quantised with its scale and the output read with the output layer's.`);
+      warnings.push(askForTable(first.dataType));
     }
   }
   if (!first && !problems.length) problems.push('the loadable has no bindable input tensor (no INPUT memory entry)');
@@ -304,11 +307,10 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
       const plan = planOnce();
       if (plan.problems.length) throw new FormatError({ kind: 'unsupported', file, message: `the loadable cannot run: ${plan.problems[0]}` });
       const { runLoadable } = await import('./run');
-      const { bindInput, outputValues } = await import('./bindings');
       const spec = plan.inputs[0]!;
       last = null;
       const input = inputValues(spec, request.input, request.channels ?? plan.imageChannels, file);
-      const warnings = [...plan.warnings];
+      const warnings = request.calibration ? plan.warnings.filter((w) => w !== askForTable(spec.dataType)) : [...plan.warnings];
       let inputScale: number | null = null;
       if (spec.needsScale) {
         const given = request.calibration?.[spec.name]?.scale;
