@@ -158,6 +158,9 @@ test.describe('running a loadable', () => {
     await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeDisabled();
     // a dependency count no event ever brings to 0: the run stops with the deadlock, naming the slot and the field
     await dropFiles(page, [{ name: 'lenet-deadlock.nvdla', bytes: patched(4, 'dependency_count', 9) }]);
+    // the new tab opens in its Tasks view: wait for it before choosing Run (else the click lands on the first tab's views)
+    await expect(page.getByRole('tab', { name: 'lenet-deadlock.nvdla', exact: true })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByRole('table', { name: 'Task 0 op slots' })).toBeVisible();
     await view(page, 'Run').click();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const message = page.getByRole('region', { name: 'Run the loadable' }).getByRole('status');
