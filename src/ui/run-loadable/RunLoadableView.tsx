@@ -204,12 +204,15 @@ function InputForm({ tabId, t }: { tabId: string; t: RunLoadableTab }) {
 
 function Outcome({ doc, t }: { doc: Doc; t: RunLoadableTab }) {
   const o = t.outcome!;
+  // the plan's notes stand above the input form already; the run's own warnings come here
+  const shown = new Set(t.plan?.warnings ?? []);
+  const warnings = o.warnings.filter((w) => !shown.has(w));
   return (
     <section className="rl-card" aria-label="Output">
       <h2>Output</h2>
-      {o.warnings.length > 0 && (
+      {warnings.length > 0 && (
         <ul className="rl-warnings" aria-label="Warnings of the run">
-          {o.warnings.map((w, i) => (
+          {warnings.map((w, i) => (
             <li key={i}>{w}</li>
           ))}
         </ul>
