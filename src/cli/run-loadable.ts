@@ -22,7 +22,7 @@ import { openCaffeModel } from '../core/caffe/model';
 import { writeNpz } from '../core/caffe/npy';
 import { caffeRunService } from '../core/caffe/run-service';
 import { DLA_CONFIGS, type DlaConfigName } from '../core/dla/hardware';
-import { loadableRunService } from '../core/dla/run-service';
+import { KERNELS_FROM_BYTES, loadableRunService } from '../core/dla/run-service';
 import type { CalibrationScales, ComparisonRow, LoadableComparison, LoadableInputValue } from '../core/dla/run-types';
 import { read } from '../core/loadable/read';
 import { decodeTasks } from '../core/loadable/tasks';
@@ -124,9 +124,8 @@ export const runLoadableCommand: Command = {
         value = { kind: 'image', file: inFile, pixels: decodeImage(bytes, inFile), color: color ?? (channels === 1 ? 'gray' : 'bgr'), scale: scaleOpt ?? t?.scale ?? 1, mean: meanOpt ?? t?.mean ?? [0] };
       }
     } else value = { kind: 'random', seed };
-    // the WebAssembly kernels (threads started once) pay off for fp16 convolutions of real size, not for a LeNet
-    const bytes = loadable.memory_list.reduce((a, m) => a + m.size, 0);
-    const kernels = bytes > 16 * 2 ** 20 ? createNodeKernels() : undefined;
+    // the WebAssembly kernels (threads started for this run) pay off for fp16 convolutions of real size, not for a LeNet
+    const kernels = plan.memoryBytes > KERNELS_FROM_BYTES ? createNodeKernels() : undefined;
     let outcome;
     try {
       outcome = await service.run({ input: value, calibration, channels, ...(hardware ? { hardware } : {}) }, { now: () => performance.now(), ...(kernels ? { kernels } : {}) });

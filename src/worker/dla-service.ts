@@ -14,6 +14,8 @@ import type { RunInputValue, RunService, SourceFile } from '../core/format';
 import type { LoadableInputValue } from '../core/dla/run-types';
 import type { CalibrationMethod, CalibrationResult } from '../core/dla/calibrate';
 import { decodeImageInWorker, type RunHost } from './run-service';
+import type { FastCaffeKernels } from '../core/caffe/forward/fast-kernels';
+import { KERNELS_FROM_BYTES } from '../core/dla/run-service';
 
 export type DlaApi = Pick<
   ModelWorkerApi,
@@ -111,9 +113,12 @@ export function createDlaService(doc: (docId: string) => Promise<OpenedDocument>
         running.set(docId, signal);
         try {
           const input = await inputValue(request.input, decode);
+          // the worker's WebAssembly kernels, which the service uses for loadables of real size (ResNet-50, not LeNet)
+          const caffeKernels = service.plan().memoryBytes > KERNELS_FROM_BYTES ? await host.kernels?.() : undefined;
+          const kernels = caffeKernels && 'kernels' in caffeKernels ? (caffeKernels as FastCaffeKernels).kernels : undefined;
           return await service.run(
             { input, calibration: request.calibration, ...(request.channels ? { channels: request.channels } : {}) },
-            { signal, onProgress: throttled(onProgress), now: () => performance.now() },
+            { signal, onProgress: throttled(onProgress), now: () => performance.now(), ...(kernels ? { kernels } : {}) },
           );
         } finally {
           if (running.get(docId) === signal) running.delete(docId);

@@ -14,7 +14,7 @@ import { writeNpy } from '../caffe/npy';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { calibrateCaffe } from './caffe-calibration';
-import { inputValues, loadableRunPlan, loadableRunService } from './run-service';
+import { KERNELS_FROM_BYTES, inputValues, loadableRunPlan, loadableRunService } from './run-service';
 import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
 
@@ -186,6 +186,11 @@ describe('one service for the Run view, the CLI and the bench', () => {
     const calib = golden('lenet-b1-nv_full-int8-fast-math-calib').plan();
     expect(calib.outputScales.prob).toBeCloseTo(0.0079, 6);
     expect(golden('lenet-b1-nv_small-fp16-fast-math').plan().outputScales).toEqual({});
+    // LeNet's memory is far below the size from which the float kernels are used
+    const lenet = golden('lenet-b1-nv_small-fp16-fast-math').plan().memoryBytes;
+    expect(lenet).toBe(read(goldenBytes('lenet-b1-nv_small-fp16-fast-math'), 'm.nvdla').memory_list.reduce((a, m) => a + m.size, 0));
+    expect(lenet).toBeGreaterThan(400_000);
+    expect(lenet).toBeLessThan(KERNELS_FROM_BYTES);
   });
 
   it('float values in: every progress step, the whole output, a plane of every surface', async () => {

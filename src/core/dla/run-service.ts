@@ -44,6 +44,13 @@ import type {
   SlotRunRow,
 } from './run-types';
 
+/**
+ * Loadables with more memory than this run their fp16 convolutions on the float kernels when the
+ * caller offers them (`hooks.kernels`); below it (a LeNet) the plain TypeScript engines are faster
+ * than handing the work to kernel threads.
+ */
+export const KERNELS_FROM_BYTES = 16 * 2 ** 20;
+
 /** The scales nvdla_compiler gives tensors without a calibration table (notes 8.1): network inputs 1, every layer output 127. */
 const DEFAULT_INPUT_SCALE = 1;
 const CONSTANT_SCALE = 127;
@@ -161,6 +168,7 @@ export function loadableRunPlan(d: DecodedLoadable): LoadableRunPlan {
     hardware,
     hardwareReason,
     ops: allOps(d).length,
+    memoryBytes: d.loadable.memory_list.reduce((a, m) => a + m.size, 0),
     uncalibrated,
     outputScales: embeddedScales(d, outputs),
     warnings,
@@ -326,7 +334,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
         cache,
         captureSurfaces: true,
         ...(request.hardware ? { hardware: request.hardware } : {}),
-        ...(hooks.kernels ? { kernels: hooks.kernels } : {}),
+        ...(hooks.kernels && plan.memoryBytes > KERNELS_FROM_BYTES ? { kernels: hooks.kernels } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.now ? { now: hooks.now } : {}),
         ...(hooks.onProgress ? { onProgress: (p) => hooks.onProgress!({ done: p.done, total: p.total, task: p.task, slot: p.slot, engine: p.engine }) } : {}),

@@ -56,6 +56,8 @@ export interface LoadableRunPlan {
   hardwareReason: string;
   /** op slots and EMU ops */
   ops: number;
+  /** bytes of every memory-list entry (what a run allocates) */
+  memoryBytes: number;
   /**
    * an int8 loadable compiled without a calibration table (every tensor scaled by 127, notes 8.1):
    * its results are meaningless; null for fp16
@@ -83,7 +85,7 @@ export interface LoadableRunHooks {
   now?(): number;
   /** the kernels of the Caffe float pass a comparison runs (default: the plain TypeScript reference) */
   caffeKernels?: CaffeKernels;
-  /** float kernels for the DLA model's fp16 convolutions (default: TypeScript; worth it for loadables of real size) */
+  /** float kernels for the DLA model's fp16 convolutions, used for loadables over `KERNELS_FROM_BYTES` of memory (run-service.ts) */
   kernels?: Kernels;
 }
 
