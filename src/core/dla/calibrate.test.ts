@@ -124,4 +124,15 @@ describe('clipped: the share of |values| above the threshold (what int8 saturate
     }
     expect(bad).toEqual([]);
   });
+
+  it('a tensor tied to another scale is clipped at that scale', () => {
+    const c = new CalibrationCollector();
+    c.add('conv', [1, -2, 0.5, 1.5]);
+    c.add('pool', [1, -3, 2.5, 0.25]); // larger than conv's: its own max would clip nothing
+    c.next();
+    const r = c.result({ kind: 'max' }, 'calib', { pool: 'conv' });
+    const pool = r.rows.find((row) => row.name === 'pool')!;
+    expect(pool).toMatchObject({ tiedTo: 'conv', scale: 2 / 127, clipped: 2 / 4 });
+    expect(pool.threshold).toBeCloseTo(2, 12);
+  });
 });

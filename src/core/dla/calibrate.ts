@@ -261,6 +261,10 @@ export class CalibrationCollector {
       if (!from || !row) continue;
       row.scale = from.scale;
       row.tiedTo = source;
+      // int8 saturates it where its scale says: the threshold and the clipped share follow the tie
+      const h = this.histograms.get(name)!;
+      row.threshold = from.scale * 127;
+      row.clipped = h.total ? clippedCount(h, row.threshold) / h.total : 0;
       table[name] = { ...from };
     }
     return { method: methodText(method), inputs: this.inputs, rows, table };
