@@ -27,5 +27,13 @@ export function decodeSourceTable(bytes: Uint8Array): SourceTable | null {
 export function decodeOpTable(bytes: Uint8Array): OpTable | null {
   const d = decodeOps(bytes);
   if (!d.table || d.diagnostics.some((x) => x.severity === 'error')) return null;
-  return new Map([...d.table].map(([op, ids]) => [op, [...ids].sort((a, b) => a - b)]));
+  // loops rather than spreads of the entries and sets: this runs once per partition over every
+  // operator, mostly before the code is optimised, where each iteration step allocates
+  const out: OpTable = new Map();
+  d.table.forEach((ids, op) => {
+    const list: number[] = [];
+    ids.forEach((id) => list.push(id));
+    out.set(op, list.sort((a, b) => a - b));
+  });
+  return out;
 }
