@@ -4,7 +4,7 @@
  * tables only when they decode without an error (any doubt -> null, and origins are synthesised
  * from the source operators, as luci's importer does).
  */
-import { decodeOpTable as decodeOps, decodeSourceTable as decodeSources, encodeOpTable as encodeOps, encodeSourceTable } from '../origin/tables';
+import { decodeOpTableAscending, decodeSourceTable as decodeSources, encodeOpTable as encodeOps, encodeSourceTable } from '../origin/tables';
 
 export type SourceTable = Map<number, string>;
 /** operator index -> source ids */
@@ -25,15 +25,5 @@ export function decodeSourceTable(bytes: Uint8Array): SourceTable | null {
 
 /** Strict decode: null when the table has any error; source ids ascending. */
 export function decodeOpTable(bytes: Uint8Array): OpTable | null {
-  const d = decodeOps(bytes);
-  if (!d.table || d.diagnostics.some((x) => x.severity === 'error')) return null;
-  // loops rather than spreads of the entries and sets: this runs once per partition over every
-  // operator, mostly before the code is optimised, where each iteration step allocates
-  const out: OpTable = new Map();
-  d.table.forEach((ids, op) => {
-    const list: number[] = [];
-    ids.forEach((id) => list.push(id));
-    out.set(op, list.sort((a, b) => a - b));
-  });
-  return out;
+  return decodeOpTableAscending(bytes);
 }
