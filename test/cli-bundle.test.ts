@@ -38,7 +38,7 @@ describe('bundleStaleness', () => {
   it('is null right after a build, for every command and for none', () => {
     const manifest = JSON.parse(readFileSync(join(root, OUT_DIR, 'manifest.json'), 'utf8')) as { bundles: Record<string, { file: string }> };
     // one bundle per command of main.ts, and the bare one for --help
-    expect(Object.keys(manifest.bundles).sort()).toEqual(['', 'chef', 'compile', 'diff-loadable', 'inspect', 'optimize', 'partition', 'run', 'systrace']);
+    expect(Object.keys(manifest.bundles).sort()).toEqual(['', 'calibrate', 'chef', 'compile', 'diff-loadable', 'inspect', 'optimize', 'partition', 'run', 'run-loadable', 'systrace']);
     expect(Object.values(manifest.bundles).filter((b) => !existsSync(join(root, OUT_DIR, b.file)))).toEqual([]);
     const stale = ['inspect', 'chef', 'partition', 'optimize', 'systrace', 'no-such-command', undefined].map((c) => [c, bundleStaleness(root, c)]);
     expect(stale.filter(([, why]) => why !== null)).toEqual([]);

@@ -7,8 +7,9 @@ import { UsageError, type CliIO } from './io';
 import { FormatError } from '../core/errors';
 import { read } from '../core/loadable/read';
 import { write } from '../core/loadable/write';
-import type { LoadableDiff } from '../core/loadable/diff';
+import { diffLoadables, diffText, type LoadableDiff } from '../core/loadable/diff';
 import { goldenBytes } from '../../test/support/nvdla-fixtures';
+import { scaledLoadable } from '../../test/support/nvdla-big';
 
 function capture(): CliIO & { stdout: string; stderr: string } {
   const io = {
@@ -86,5 +87,33 @@ describe('npu-studio diff-loadable', () => {
     const e = await diffLoadableCommand.run([at('a.nvdla'), at('model.prototxt')], capture()).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FormatError);
     expect((e as FormatError).info.file).toBe('model.prototxt');
+  });
+
+  it('files read in pieces give the report of the files compared in memory (2 MB, weights changed across piece and window edges)', async () => {
+    const base = read(goldenBytes('lenet-b1-nv_full-fp16-fast-math'), 'lenet.nvdla');
+    const big = scaledLoadable(base, 2 * 1024 * 1024);
+    const a = write(big);
+    const largest = big.blobs.filter((b) => b.name.startsWith('tb-')).sort((x, y) => y.data.length - x.data.length)[0]!;
+    const changed = largest.data.slice();
+    for (const i of [65535, 65536, 262143, 262144, 1_000_000, changed.length - 1]) changed[i] = changed[i]! ^ 0xff;
+    const b = write({ ...big, blobs: big.blobs.map((x) => (x === largest ? { ...x, data: changed } : x)) });
+    writeFileSync(at('big-a.nvdla'), a);
+    writeFileSync(at('big-b.nvdla'), b);
+    writeFileSync(at('big-a-copy.nvdla'), a);
+    for (const [other, bytes, code] of [['big-b.nvdla', b, 1], ['big-a-copy.nvdla', a, 0]] as const) {
+      const want = diffLoadables(read(a, 'big-a.nvdla'), read(bytes, other));
+      const text = capture();
+      expect(await diffLoadableCommand.run([at('big-a.nvdla'), at(other)], text)).toBe(code);
+      expect(text.stdout).toBe(diffText(want));
+      const json = capture();
+      expect(await diffLoadableCommand.run(['--json', at('big-a.nvdla'), at(other)], json)).toBe(code);
+      expect(JSON.parse(json.stdout)).toEqual(want);
+    }
+    expect(diffText(diffLoadables(read(a, 'big-a.nvdla'), read(b, 'big-b.nvdla')))).toContain('data[65535..65537]');
+  });
+
+  it('a missing file is an error naming its path (exit 1 through main)', async () => {
+    const e = await diffLoadableCommand.run([at('a.nvdla'), at('missing.nvdla')], capture()).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'ENOENT', path: at('missing.nvdla') });
   });
 });

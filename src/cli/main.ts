@@ -17,6 +17,8 @@ const loaders: Record<string, () => Promise<Command>> = {
   'diff-loadable': async () => (await import('./diff-loadable')).diffLoadableCommand,
   run: async () => (await import('./run')).runCommand,
   compile: async () => (await import('./compile')).compileCommand,
+  'run-loadable': async () => (await import('./run-loadable')).runLoadableCommand,
+  calibrate: async () => (await import('./calibrate')).calibrateCommand,
 };
 
 function usage(): string {
@@ -34,6 +36,8 @@ function usage(): string {
     '  run NET.prototxt --caffemodel W [--input IMG.png|X.npy] [--seed N] [--scale S] [--mean a,b,c] [--phase TEST] --out OUT.npz [--json]',
     '                                        float32 forward pass of a Caffe net, every blob into a .npz',
     '  compile --prototxt P --caffemodel M [nvdla_compiler options] [-o DIR | --out FILE] [--stages DIR]   Caffe -> NVDLA loadable',
+    '  run-loadable X.nvdla [--input IMG|X.npy] [--seed N] [--calibtable C] [--out OUT.npz [--surfaces]] [--compare NET.prototxt --caffemodel M] [--json]   run a loadable on the DLA model',
+    '  calibrate NET.prototxt --caffemodel M --inputs DIR|X.npy [--method max|percentile:P|entropy] -o calib.json   int8 calibration table',
     '',
     "`npu-studio COMMAND --help` prints the command's options. Exit codes: 0 success, 1 bad input, 2 usage.",
     '',

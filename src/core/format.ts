@@ -29,6 +29,7 @@ import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
 import type { CompileRequest, CompileSummary } from './nvdla/compile-summary';
+import type { LoadableComparison, LoadableRunHooks, LoadableRunOutcome, LoadableRunPlan, LoadableRunRequest, PlaneSlice } from './dla/run-types';
 
 export interface SourceFile {
   name: string;
@@ -188,12 +189,14 @@ export interface DocumentServices {
   run: RunService;
   loadable: LoadableService;
   compile: CompileService;
+  /** run an NVDLA loadable on the DLA model (`dla/run-service.ts`): plan, run with progress and cancel, surfaces of the last run, per-layer comparison with a Caffe document */
+  runLoadable: LoadableRunService;
 }
 
 export type Capability = keyof DocumentServices;
 
 /** Every capability, in the order views list them. */
-export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'compile'];
+export const CAPABILITIES: readonly Capability[] = ['graph', 'partition', 'origins', 'optimize', 'profile', 'inspect', 'run', 'loadable', 'compile', 'runLoadable'];
 
 /**
  * Counts the status bar and `inspect` show, typed by what the document is: a graph document
@@ -404,4 +407,27 @@ export interface RunService {
   run(request: RunRequest, hooks?: RunHooks): Promise<RunOutcome>;
   /** a plane of a blob of the last run; a RangeError when there is no run or no such blob / plane */
   blobSlice(key: string, item: number, channel: number): BlobSlice;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `runLoadable` capability (NVDLA loadables, issue 15): the DLA functional model.
+
+/**
+ * `runLoadable`: runs the loadable's tasks on the functional model of the DLA engines
+ * (core/dla) on an input; keeps the last run's op-slot surfaces for the views, and compares them
+ * with the float forward pass of a Caffe model (another document's `run` service).
+ */
+export interface LoadableRunService {
+  plan(): LoadableRunPlan;
+  /** runs the loadable; the last run's surfaces are kept for `surface` and `compare` (a new run replaces them) */
+  run(request: LoadableRunRequest, hooks?: LoadableRunHooks): Promise<LoadableRunOutcome>;
+  /** channel `channel` of op `order`'s output in the last run (values in the surface's own domain) */
+  surface(order: number, channel: number): PlaneSlice;
+  /**
+   * every op slot of the last run against the Caffe float pass of the same input: `caffe` is the
+   * Caffe document's `run` service, `caffeFiles` its deploy and weights (compiled to match op slots with layers)
+   */
+  compare(caffe: RunService, caffeFiles: SourceFile[], hooks?: LoadableRunHooks): Promise<LoadableComparison>;
+  /** op `order`'s output, the Caffe blob it was compared with, and their difference (floats) */
+  comparePlanes(order: number, channel: number): { loadable: PlaneSlice; caffe: PlaneSlice; difference: PlaneSlice };
 }

@@ -17,6 +17,7 @@ import { Overlays } from './shell/CommandPalette';
 import { openFind } from './shell/commands';
 import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
+import { useCaffeErrorFills } from './run-loadable/caffe-fills';
 import { bindNodeDisplay } from './graph/display';
 import { CompileView } from './compile/CompileView';
 import { toggleCompile, useCompile } from './compile/state';
@@ -42,6 +43,9 @@ export function App() {
   const comparing = useOrigins((s) => !!(activeId && s.compare[activeId]?.open)) && view === 'graph';
   // an NVDLA loadable opens in its own views (tasks, graph, memory map, blobs, compare)
   const loadable = useStudio((s) => can(activeDoc(s)?.summary, 'loadable'));
+  // a Caffe net compared with a loadable: its layers coloured by the error of the op slots computing them
+  const active = useStudio(activeDoc);
+  const errorFills = useCaffeErrorFills(active ?? null, theme);
   // a Caffe tab's compile view (Compile, Ctrl+Shift+B) takes the graph pane's place
   const compiling = useCompile((s) => !!(activeId && s.tabs[activeId]?.open)) && view === 'graph';
 
@@ -147,7 +151,7 @@ export function App() {
           <ProfilePane theme={theme} />
         ) : hasDoc ? (
           <>
-            {compiling ? <CompileView theme={theme} /> : comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} />}
+            {compiling ? <CompileView theme={theme} /> : comparing ? <ComparePane theme={theme} /> : loadable ? <LoadablePane ref={pane} theme={theme} /> : <GraphPane ref={pane} theme={theme} {...(errorFills ? { nodeFill: errorFills } : {})} />}
             <SidePanel />
             {panelAt === 'hidden' && (
               <button type="button" className="panel-reveal" onClick={() => toggleSidePanel()} aria-label="Show the side panel" title="Show the side panel: node, model and origins details (Ctrl+B)">

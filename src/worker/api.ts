@@ -26,6 +26,7 @@ import type { PartitionCheck } from '../core/partition/check';
 import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView } from '../core/loadable/view';
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
+import type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec } from '../core/dla/run-types';
 import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/compile-summary';
 import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 
@@ -33,6 +34,7 @@ export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
 export type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOverview, LutCurve, OpRow, SlotView, StructView, SurfaceView, TaskView, MemoryArea, MemoryRegion, Difference, LoadableDiff, SectionDiff };
 export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartCompletionItem, PartCompletionKind, PartCompletionList };
 export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
+export type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec };
 export type { GraphPack, SceneData, SceneLabels, DisplayOptions };
 export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, NvdlaDiagnostic };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
@@ -182,6 +184,25 @@ export interface RunInputsRequest {
   seed?: number;
 }
 
+/** The value of a loadable run's input as the UI gives it (files stay Blobs; an image is decoded in the worker). */
+export type LoadableRunInputFile =
+  | { kind: 'image'; file: InputFile; scale: number; mean: number[]; color: 'gray' | 'bgr' | 'rgb' }
+  | { kind: 'array'; file: InputFile }
+  | { kind: 'random'; seed: number };
+
+export interface LoadableRunInputsRequest {
+  input: LoadableRunInputFile;
+  /** the calibration table the loadable was compiled with (int8), or null */
+  calibration: CalibrationScales | null;
+  /** channels random values fill (the paired Caffe model's), default the plan's */
+  channels?: number;
+}
+
+/** A calibration (the table, rows with histograms) and the inputs it was made from. */
+export interface CalibrationView extends CalibrationResult {
+  inputNames: string[];
+}
+
 /** What the compile form offers for a document with the `compile` capability. */
 export interface CompileForm {
   specs: CompileOptionSpec[];
@@ -288,6 +309,33 @@ export interface ModelWorkerApi {
   loadableBlobBytes(docId: string, blob: number, offset: number, length: number): Promise<Uint8Array>;
   /** capability `loadable`: notes/nvdla.md section 13 comparison of two open loadables (A, B) */
   loadableCompare(docIdA: string, docIdB: string): Promise<LoadableDiff>;
+  /** capability `runLoadable`: the tensors, precision and warnings of a run (the int8 calibration warning among them) */
+  loadableRunPlan(docId: string): Promise<LoadableRunPlan>;
+  /**
+   * capability `runLoadable`: runs the loadable on the DLA model in the worker; `onProgress` after
+   * op slots every few tens of ms (not awaited); `cancelLoadableRun` stops it between op slots
+   * (it rejects with kind `cancelled`). The surfaces stay in the worker (`loadableSurface`).
+   */
+  runLoadable(docId: string, request: LoadableRunInputsRequest, onProgress?: (p: LoadableRunProgress) => void): Promise<LoadableRunOutcome>;
+  cancelLoadableRun(docId: string): Promise<void>;
+  /** capability `runLoadable`: channel `channel` of op `order`'s output in the last run (values transferred) */
+  loadableSurface(docId: string, order: number, channel: number): Promise<PlaneSlice>;
+  /**
+   * capability `runLoadable` with a Caffe document (`run`): the Caffe float pass of the last run's
+   * input, every op slot against the layer its origins name (`caffeFiles`: the Caffe tab's files,
+   * compiled to match op slots and layers)
+   */
+  compareLoadable(docId: string, caffeDocId: string, caffeFiles: InputFile[]): Promise<LoadableComparison>;
+  /** op `order`'s output, the Caffe blob it was compared with, and their difference (channel `channel`) */
+  comparePlanes(docId: string, order: number, channel: number): Promise<{ loadable: PlaneSlice; caffe: PlaneSlice; difference: PlaneSlice }>;
+  /**
+   * capability `run` (Caffe): the int8 calibration table from the float pass over `inputs`
+   * (method `max`, `percentile:P`, `entropy`); the histograms are kept for `recalibrate`
+   */
+  calibrate(caffeDocId: string, caffeFiles: InputFile[], inputs: LoadableRunInputFile[], method: string, onProgress?: (p: CalibrationProgress) => void): Promise<CalibrationView>;
+  /** the last calibration's histograms read with another method (no inputs run again) */
+  recalibrate(caffeDocId: string, method: string): Promise<CalibrationView>;
+  cancelCalibration(caffeDocId: string): Promise<void>;
   /** capability `compile`: nvdla_compiler's options, their defaults and the calibration tables of the file set */
   compileForm(docId: string): Promise<CompileForm>;
   /**

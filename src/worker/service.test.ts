@@ -131,7 +131,7 @@ describe('an NVDLA loadable through the worker API', () => {
     const a = await service.open([{ name: 'a.nvdla', blob: blob(golden('lenet-b1-nv_full-int8-fast-math')) }]);
     const b = await service.open([{ name: 'b.nvdla', blob: blob(golden('lenet-b1-nv_full-fp16-fast-math')) }]);
     if (!a.ok || !b.ok) throw new Error('a golden did not open');
-    expect(a.summary.capabilities).toEqual(['graph', 'inspect', 'loadable']);
+    expect(a.summary.capabilities).toEqual(['graph', 'inspect', 'loadable', 'runLoadable']);
     const o = await service.loadableOverview(a.docId);
     expect(o.tasks.map((t) => `${t.interfaceName} ${t.ops.length}`)).toEqual(['DLA1 10', 'EMU1 1']);
     // plain data: it survives a structured clone unchanged

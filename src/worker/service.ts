@@ -20,6 +20,7 @@ import { guarded } from './failures';
 import type { PartitionApi } from './partition-service';
 import type { OriginsApi } from './origins-service';
 import type { RunApi, RunHost } from './run-service';
+import type { DlaApi } from './dla-service';
 import type { CompileApi } from './compile-service';
 
 interface Entry {
@@ -119,6 +120,16 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     runsLoaded = r;
     return r.api;
   });
+  let dlaLoaded: { forget(docId: string): void } | null = null;
+  const dla = once(async () => {
+    const r = (await import('./dla-service')).createDlaService(wholeDoc, host);
+    dlaLoaded = r;
+    return r.api;
+  });
+  const viaDla =
+    <K extends keyof DlaApi>(name: K) =>
+    async (...args: Parameters<DlaApi[K]>): Promise<Awaited<ReturnType<DlaApi[K]>>> =>
+      ((await dla())[name] as (...a: Parameters<DlaApi[K]>) => Promise<Awaited<ReturnType<DlaApi[K]>>>)(...args);
   let compilesLoaded: { forget(docId: string): void } | null = null;
   const compiles = once(async () => {
     const c = (await import('./compile-service')).createCompileService({
@@ -157,6 +168,15 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     run: viaRuns('run'),
     cancelRun: viaRuns('cancelRun'),
     blobSlice: viaRuns('blobSlice'),
+    loadableRunPlan: viaDla('loadableRunPlan'),
+    runLoadable: viaDla('runLoadable'),
+    cancelLoadableRun: viaDla('cancelLoadableRun'),
+    loadableSurface: viaDla('loadableSurface'),
+    compareLoadable: viaDla('compareLoadable'),
+    comparePlanes: viaDla('comparePlanes'),
+    calibrate: viaDla('calibrate'),
+    recalibrate: viaDla('recalibrate'),
+    cancelCalibration: viaDla('cancelCalibration'),
     partitionText: viaPartitions('partitionText'),
     partitionHover: viaPartitions('partitionHover'),
     partitionCompletions: viaPartitions('partitionCompletions'),
@@ -214,6 +234,7 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
       docs.delete(docId);
       partitionsLoaded?.forget(docId);
       runsLoaded?.forget(docId);
+      dlaLoaded?.forget(docId);
       compilesLoaded?.forget(docId);
     },
     async graphForView(docId, graphId): Promise<GraphForView> {

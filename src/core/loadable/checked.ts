@@ -12,8 +12,21 @@
  * A work budget proportional to the file size bounds the tables, vector elements and string
  * bytes decoded (blob data is never decoded here, only viewed), so a file whose offsets alias
  * one table or one string many times fails fast with kind 'limit' instead of running for ever.
+ *
+ * Bytes filled on demand (`FillBytes`): the command line opens a loadable as an empty array of the
+ * file's size and reads into it only the pieces that are looked at, so the weights of a 50 MB file
+ * are never brought into memory. `fill` is called with every range before it is read: each
+ * checked access, each vtable, each vector's elements (not the [ubyte] blob data, which are only
+ * viewed here).
  */
 import { FormatError, type ErrorKind } from '../errors';
+
+/**
+ * Makes bytes [start, end) of an ArrayBuffer hold the file's bytes before they are read (offsets
+ * in the ArrayBuffer under the views, i.e. `view.byteOffset + i` for byte i of a view). Absent
+ * when the whole file is in memory, as in the studio.
+ */
+export type FillBytes = (start: number, end: number) => void;
 
 export interface TableRef {
   pos: number;
@@ -30,9 +43,11 @@ export class CheckedBytes {
   readonly length: number;
   readonly file: string;
   private budget: number;
+  private readonly fill: FillBytes | undefined;
 
-  constructor(bytes: Uint8Array, file: string) {
+  constructor(bytes: Uint8Array, file: string, fill?: FillBytes) {
     this.bytes = bytes;
+    this.fill = fill;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.length = bytes.byteLength;
     this.file = file;
@@ -60,6 +75,7 @@ export class CheckedBytes {
       if (pos < 0) this.fail('corrupt', 0, path, `${what} would start before the beginning of the file`);
       this.fail('truncated', Math.min(pos, this.length), path, `${what} at byte ${pos} (${size} bytes) runs past the end of the file (${this.length} bytes)`);
     }
+    if (this.fill) this.fill(this.bytes.byteOffset + pos, this.bytes.byteOffset + pos + size);
   }
 
   u8(pos: number, path: string): number {
@@ -96,6 +112,7 @@ export class CheckedBytes {
     this.charge(1, pos, path);
     const vt = pos - this.view.getInt32(pos, true);
     if (vt < 0 || vt + 4 > this.length) this.fail('corrupt', pos, path, `table at byte ${pos} points to a vtable outside the file`);
+    this.need(vt, 4, path, 'vtable');
     const vtLen = this.view.getUint16(vt, true);
     const size = this.view.getUint16(vt + 2, true);
     if (vtLen < 4 || vtLen % 2 !== 0) this.fail('corrupt', vt, path, `vtable at byte ${vt} has an impossible size ${vtLen}`);
@@ -127,7 +144,11 @@ export class CheckedBytes {
     return target;
   }
 
-  /** A vector referenced from `pos`: the position of element 0 and the count. */
+  /**
+   * A vector referenced from `pos`: the position of element 0 and the count. `chargeElements`
+   * false: the elements are only viewed, never read here (blob data), so neither charged to the
+   * budget nor filled.
+   */
   vector(pos: number, elemSize: number, path: string, chargeElements = true): { start: number; count: number } {
     const at = this.deref(pos, path);
     const count = this.u32(at, path);
@@ -135,7 +156,10 @@ export class CheckedBytes {
     if (count * elemSize > this.length - start) {
       this.fail('truncated', at, path, `vector declares ${count} elements of ${elemSize} bytes, which run past the end of the file`);
     }
-    if (chargeElements) this.charge(count, at, path);
+    if (chargeElements) {
+      this.charge(count, at, path);
+      if (this.fill) this.fill(this.bytes.byteOffset + start, this.bytes.byteOffset + start + count * elemSize);
+    }
     return { start, count };
   }
 

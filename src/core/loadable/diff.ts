@@ -13,6 +13,7 @@
  * A file with unreadable parts is never judged equivalent: the `readability` section lists
  * its damage.
  */
+import type { FillBytes } from './checked';
 import type { BlobEntry, Loadable } from './model';
 import { decodeStruct, formatScalar, leaves } from './structs';
 import { allDescriptors, decodeTasks, type DecodedLoadable, type DescriptorRef } from './tasks';
@@ -132,30 +133,59 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 /** Runs of differing bytes kept per blob (the byte count goes on). */
 const MAX_KEPT_RANGES = 10_000;
 
-/** Maximal runs of differing bytes over the common length: [start, end), sorted. */
-function differingRanges(a: Uint8Array, b: Uint8Array): { ranges: [number, number][]; bytes: number; more: number } {
+/**
+ * Maximal runs of differing bytes over the common length: [start, end), sorted. `segments`
+ * ([lo, hi) pairs, sorted, disjoint, not touching) limits the search to where bytes may differ:
+ * every byte outside them is known to be equal on both sides.
+ */
+function differingRanges(a: Uint8Array, b: Uint8Array, segments?: [number, number][]): { ranges: [number, number][]; bytes: number; more: number } {
   const ranges: [number, number][] = [];
-  const n = Math.min(a.length, b.length);
   const va = new DataView(a.buffer, a.byteOffset, a.byteLength);
   const vb = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let bytes = 0;
   let more = 0;
-  let i = 0;
-  while (i < n) {
-    // skip equal stretches 4 bytes at a time
-    while (i + 4 <= n && va.getUint32(i, true) === vb.getUint32(i, true)) i += 4;
-    if (i >= n) break;
-    if (a[i] === b[i]) {
-      i++;
-      continue;
+  for (const [lo, n] of segments ?? [[0, Math.min(a.length, b.length)]]) {
+    let i = lo;
+    while (i < n) {
+      // skip equal stretches 4 bytes at a time
+      while (i + 4 <= n && va.getUint32(i, true) === vb.getUint32(i, true)) i += 4;
+      if (i >= n) break;
+      if (a[i] === b[i]) {
+        i++;
+        continue;
+      }
+      const start = i;
+      while (i < n && a[i] !== b[i]) i++;
+      if (ranges.length < MAX_KEPT_RANGES) ranges.push([start, i]);
+      else more++;
+      bytes += i - start;
     }
-    const start = i;
-    while (i < n && a[i] !== b[i]) i++;
-    if (ranges.length < MAX_KEPT_RANGES) ranges.push([start, i]);
-    else more++;
-    bytes += i - start;
   }
   return { ranges, bytes, more };
+}
+
+/**
+ * Bytes compared at a time through `DiffOptions.sameBytes`; a window that differs is filled and
+ * searched byte by byte.
+ */
+const WINDOW = 256 * 1024;
+
+/**
+ * Where the data of two blobs may differ, asking `sameBytes` window by window over the common
+ * length: the differing windows, adjacent ones merged (a run of differing bytes never spans an
+ * equal window: its first byte is equal). Empty when every window is the same.
+ */
+function differingWindows(x: Uint8Array, y: Uint8Array, sameBytes: (x: Uint8Array, y: Uint8Array) => boolean): [number, number][] {
+  const n = Math.min(x.length, y.length);
+  const out: [number, number][] = [];
+  for (let lo = 0; lo < n; lo += WINDOW) {
+    const hi = Math.min(n, lo + WINDOW);
+    if (sameBytes(x.subarray(lo, hi), y.subarray(lo, hi))) continue;
+    const last = out[out.length - 1];
+    if (last && last[1] === lo) last[1] = hi;
+    else out.push([lo, hi]);
+  }
+  return out;
 }
 
 /** Index of the first range ending after `lo` (ranges sorted and disjoint). */
@@ -190,11 +220,20 @@ function descriptorsByBlob(da: DecodedLoadable, db: DecodedLoadable): Map<string
   return m;
 }
 
-function compareBlobData(s: Section, x: BlobEntry, y: BlobEntry, descriptors: DescriptorRef[]): void {
+function compareBlobData(s: Section, x: BlobEntry, y: BlobEntry, descriptors: DescriptorRef[], options: DiffOptions): void {
   const path = `blobs[${JSON.stringify(x.name)}]`;
-  if (bytesEqual(x.data, y.data)) return;
+  const { sameBytes, fillA, fillB } = options;
+  let segments: [number, number][] | undefined;
+  if (sameBytes) {
+    segments = differingWindows(x.data, y.data, sameBytes);
+    if (!segments.length && x.data.length === y.data.length) return;
+    for (const [lo, hi] of segments) {
+      fillA?.(x.data.byteOffset + lo, x.data.byteOffset + hi);
+      fillB?.(y.data.byteOffset + lo, y.data.byteOffset + hi);
+    }
+  } else if (bytesEqual(x.data, y.data)) return;
   if (x.data.length !== y.data.length) s.add({ path: `${path}.data.length`, a: String(x.data.length), b: String(y.data.length) });
-  const { ranges, bytes, more } = differingRanges(x.data, y.data);
+  const { ranges, bytes, more } = differingRanges(x.data, y.data, segments);
   const covered = new Array<boolean>(ranges.length).fill(false);
   // descriptor fields in the differing ranges, read with the same layout on both sides
   for (const d of descriptors) {
@@ -203,6 +242,8 @@ function compareBlobData(s: Section, x: BlobEntry, y: BlobEntry, descriptors: De
     const hits: number[] = [];
     for (let i = firstRangeAfter(ranges, lo); i < ranges.length && ranges[i]![0] < hi; i++) hits.push(i);
     if (!hits.length) continue;
+    fillA?.(x.data.byteOffset + lo, x.data.byteOffset + Math.min(hi, x.data.length));
+    fillB?.(y.data.byteOffset + lo, y.data.byteOffset + Math.min(hi, y.data.length));
     const fa = leaves(decodeStruct(d.struct.spec, x.data, lo, x.name).fields);
     const fb = leaves(decodeStruct(d.struct.spec, y.data, lo, y.name).fields);
     for (let k = 0; k < fa.length; k++) {
@@ -230,13 +271,27 @@ function compareBlobData(s: Section, x: BlobEntry, y: BlobEntry, descriptors: De
   }
 }
 
+/** For loadables whose bytes are not all in memory (the command line's, read with `fill`). */
+export interface DiffOptions {
+  /** the `fill` each loadable was read with: blob bytes are filled before they are read here */
+  fillA?: FillBytes;
+  fillB?: FillBytes;
+  /**
+   * Whether two equally long views, of A's and of B's blob data, hold the same bytes, answered
+   * without reading them through the views (the command line compares the files' bytes in small
+   * pieces): blob data are then compared window by window and only the differing windows are
+   * filled and searched. Absent: the bytes in memory are compared.
+   */
+  sameBytes?: (x: Uint8Array, y: Uint8Array) => boolean;
+}
+
 /**
  * Compares two loadables. `decodedA` / `decodedB` may be passed when the caller already
- * decoded them.
+ * decoded them (with the same `fill`s as in `options`).
  */
-export function diffLoadables(a: Loadable, b: Loadable, decodedA?: DecodedLoadable, decodedB?: DecodedLoadable): LoadableDiff {
-  const da = decodedA ?? decodeTasks(a);
-  const db = decodedB ?? decodeTasks(b);
+export function diffLoadables(a: Loadable, b: Loadable, decodedA?: DecodedLoadable, decodedB?: DecodedLoadable, options: DiffOptions = {}): LoadableDiff {
+  const da = decodedA ?? decodeTasks(a, options.fillA);
+  const db = decodedB ?? decodeTasks(b, options.fillB);
   const sections: SectionDiff[] = [];
 
   const damage = new Section('readability');
@@ -290,7 +345,7 @@ export function diffLoadables(a: Loadable, b: Loadable, decodedA?: DecodedLoadab
     }
     compareFields(blobs, path, x, y, ['size', 'interface', 'sub_interface']);
     compareFields(blobs, `${path}.version`, x.version, y.version, ['major', 'minor', 'sub_minor']);
-    compareBlobData(blobs, x, y, descriptors.get(name) ?? []);
+    compareBlobData(blobs, x, y, descriptors.get(name) ?? [], options);
   }
   for (const [name, y] of bb) if (!ba.has(name)) blobs.add({ path: `blobs[${JSON.stringify(name)}]`, a: null, b: `${y.data.length} bytes` });
   sections.push(blobs.done());

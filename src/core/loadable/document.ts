@@ -19,6 +19,7 @@ import { memoryMap, type MemoryArea } from './memory-map';
 import { dumpText, inspectJson } from './inspect';
 import { formatScalar, leaves, type DecodedStruct } from './structs';
 import { loadableService } from './service';
+import { loadableRunService } from '../dla/run-service';
 
 export interface LoadableDocument extends FormatDocument {
   /** the decoded loadable (lists, tasks, descriptors, damage) */
@@ -131,6 +132,7 @@ export function openLoadable(files: SourceFile[]): LoadableDocument {
         dump: () => dumpText(decoded),
       },
       loadable: loadableService(decoded, areasOnce),
+      runLoadable: loadableRunService(decoded),
     },
     loadable: () => decoded,
     memoryMap: areasOnce,

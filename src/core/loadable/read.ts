@@ -14,7 +14,7 @@
  * flatc-generated builder in `write.ts` keeps both sides on the same slots).
  */
 import { FormatError, isFormatError } from '../errors';
-import { CheckedBytes, type TableRef } from './checked';
+import { CheckedBytes, type FillBytes, type TableRef } from './checked';
 import type {
   AddressListEntry,
   BlobEntry,
@@ -59,9 +59,12 @@ function identifierOf(bytes: Uint8Array): string {
  * True for compiler output (`NVDA` at bytes 4..8) and for identifier-less files whose root
  * table looks like a loadable: a sound vtable of at most the schema's 9 fields, an inline
  * version 0.x and task and memory lists (the KMD regression flatbufs). With no bytes the name
- * decides (`.nvdla`, `*_fbuf`).
+ * decides (`.nvdla`, `*_fbuf`). `fill`: as for `read`.
  */
-export function detect(bytes: Uint8Array, name?: string): boolean {
+export function detect(bytes: Uint8Array, name?: string, fill?: FillBytes): boolean {
+  // every byte looked at below lies in one of these ranges, filled before it is read
+  const want = (at: number, n: number): void => fill?.(bytes.byteOffset + at, bytes.byteOffset + Math.min(at + n, bytes.length));
+  want(0, 8);
   const ident = identifierOf(bytes);
   if (ident === LOADABLE_IDENTIFIER) return true;
   if (OTHER_IDENTIFIERS.includes(ident)) return false;
@@ -70,18 +73,23 @@ export function detect(bytes: Uint8Array, name?: string): boolean {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const root = v.getUint32(0, true);
   if (root % 4 !== 0 || root < 4 || root + 4 > bytes.length) return false;
+  want(root, 4);
   const vt = root - v.getInt32(root, true);
   if (vt < 4 || vt + 4 > bytes.length) return false;
+  want(vt, 4 + 2 * 9);
   const vtLen = v.getUint16(vt, true);
   const size = v.getUint16(vt + 2, true);
   if (vtLen < 4 + 2 * 3 || vtLen > 4 + 2 * 9 || vtLen % 2 || vt + vtLen > bytes.length || root + size > bytes.length) return false;
   const slot = (i: number) => (4 + 2 * i < vtLen ? v.getUint16(vt + 4 + 2 * i, true) : 0);
   const ver = slot(ROOT.version);
   // (field offsets are checked against the file, not the declared table size: see checked.ts#field)
-  if (ver === 0 || root + ver + 3 > bytes.length || bytes[root + ver] !== 0) return false;
+  if (ver === 0 || root + ver + 3 > bytes.length) return false;
+  want(root + ver, 1);
+  if (bytes[root + ver] !== 0) return false;
   for (const s of [ROOT.task_list, ROOT.memory_list]) {
     const off = slot(s);
     if (off === 0 || root + off + 4 > bytes.length) return false;
+    want(root + off, 4);
     const target = root + off + v.getUint32(root + off, true);
     if (target + 4 > bytes.length) return false;
   }
@@ -153,12 +161,14 @@ function readList<T>(r: CheckedBytes, log: DamageLog, root: TableRef, slot: numb
 
 /**
  * Reads a loadable. Throws a `FormatError` only when the root table cannot be located;
- * everything else that is unreadable or inconsistent is in `damage`.
+ * everything else that is unreadable or inconsistent is in `damage`. `fill`: the bytes are filled
+ * on demand (see checked.ts); blob data are left as views, unfilled.
  */
-export function read(bytes: Uint8Array, file: string): Loadable {
+export function read(bytes: Uint8Array, file: string, fill?: FillBytes): Loadable {
   if (bytes.length === 0) throw new FormatError({ kind: 'empty', file, message: 'the file is empty' });
   if (bytes.length < 8) throw new FormatError({ kind: 'truncated', file, offset: 0, message: `${bytes.length} bytes cannot hold a FlatBuffers root offset and identifier` });
-  const r = new CheckedBytes(bytes, file);
+  fill?.(bytes.byteOffset, bytes.byteOffset + 8);
+  const r = new CheckedBytes(bytes, file, fill);
   const log = new DamageLog(file);
   let root: TableRef;
   try {

@@ -14,6 +14,7 @@
  * Nothing here throws on a damaged file: what cannot be read is listed in `damage` and the rest
  * is decoded.
  */
+import type { FillBytes } from './checked';
 import type { BlobEntry, Damage, Loadable, TaskListEntry } from './model';
 import { DLA_ENGINES, DLA_EVENT, EMU_OP_TYPE, INTERFACE, enumName } from './names';
 import { MAX_DAMAGE } from './read';
@@ -168,7 +169,7 @@ class TaskReader {
   readonly damage: Damage[] = [];
   dropped = 0;
 
-  constructor(readonly l: Loadable) {
+  constructor(readonly l: Loadable, readonly fill?: FillBytes) {
     for (const b of l.blobs) if (!this.blobByName.has(b.name)) this.blobByName.set(b.name, b);
   }
 
@@ -219,6 +220,8 @@ class TaskReader {
       return null;
     }
     const b = this.blobByName.get(loc.blob)!;
+    // the list is read from its start to the end of the blob at most
+    this.fill?.(b.data.byteOffset + loc.blobOffset, b.data.byteOffset + b.data.length);
     return { loc: { role, location: loc, available: b.data.length - loc.blobOffset }, bytes: b.data };
   }
 
@@ -474,8 +477,12 @@ function decodeEmu(r: TaskReader, task: TaskListEntry, index: number): EmuTask {
 }
 
 /** Decodes every task's descriptors. Never throws; damage is collected. */
-export function decodeTasks(l: Loadable): DecodedLoadable {
-  const r = new TaskReader(l);
+/**
+ * Decodes every task. `fill`: the loadable was read with bytes filled on demand (`read`'s
+ * `fill`); the blobs holding the task lists are filled before they are decoded, no other.
+ */
+export function decodeTasks(l: Loadable, fill?: FillBytes): DecodedLoadable {
+  const r = new TaskReader(l, fill);
   const tasks: DecodedTask[] = l.task_list.map((t, i): DecodedTask => {
     if (t.interface === 1) return decodeDla(r, t, i);
     if (t.interface === 2) return decodeEmu(r, t, i);

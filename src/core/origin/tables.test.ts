@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkOpTable, decodeOpTable, decodeSourceTable, encodeOpTable, encodeSourceTable } from './tables';
+import { checkOpTable, decodeOpTable, decodeOpTableAscending, decodeSourceTable, encodeOpTable, encodeSourceTable } from './tables';
 
 const hex = (s: string) => new Uint8Array(s.trim().split(/\s+/).map((x) => parseInt(x, 16)));
 const le = (...xs: number[]) => {
@@ -150,6 +150,30 @@ describe('properties', () => {
           }
         },
       ),
+    );
+  });
+  it('decodeOpTableAscending is decodeOpTable with each Set as an ascending array, null where it has an error', () => {
+    const validOp = encodeOpTable(new Map([[0, [1]], [3, [1, 7]], [4, [9, 2, 9]]]));
+    // an entry written out of order and with a repeated id (not as our encoder writes them)
+    const unordered = new Uint8Array([1, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 9, 0, 0, 0, 2, 0, 0, 0, 9, 0, 0, 0]);
+    expect(decodeOpTableAscending(unordered)).toEqual(new Map([[5, [2, 9]]]));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 64 }),
+          fc.tuple(fc.constantFrom(validOp, unordered), fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat()).map(([b, at, v, cut]) => {
+            const m = b.slice(0, cut % (b.length + 1));
+            if (m.length) m[at % m.length] = v;
+            return m;
+          }),
+        ),
+        (bytes) => {
+          const d = decodeOpTable(bytes);
+          const want = d.table && !d.diagnostics.some((x) => x.severity === 'error') ? new Map([...d.table].map(([op, ids]) => [op, [...ids].sort((a, b) => a - b)])) : null;
+          expect(decodeOpTableAscending(bytes)).toEqual(want);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

@@ -242,21 +242,35 @@ export function partition(prepared: PreparedModel, table: PartitionTable): Parti
     // merge_into(P, G): pnodes, inputs not yet pnodes or inputs of G, outputs (always new: every
     // output node belongs to exactly one operator)
     const G = materialise(g);
-    const P = materialise(p);
+    // P's lists: its group's arrays once merged, else straight from the CSR arrays (a singleton
+    // P is not materialised only to be merged away); index loops, as this runs mostly before
+    // the code is optimised, where for-of allocates a result per step
+    const P = merged[p];
+    const pIn: ArrayLike<number> = P ? P.inputs : inTensors;
+    const pInFrom = P ? 0 : inStart[p]!;
+    const pInTo = P ? P.inputs.length : inStart[p + 1]!;
+    const pOut: ArrayLike<number> = P ? P.outputs : outTensors;
+    const pOutFrom = P ? 0 : outStart[p]!;
+    const pOutTo = P ? P.outputs.length : outStart[p + 1]!;
+    const pCons: ArrayLike<number> = P ? P.consumers : consOps;
+    const pConsFrom = P ? 0 : consStart[p]!;
+    const pConsTo = P ? P.consumers.length : consStart[p + 1]!;
     parent[p] = g;
-    for (const op of P.ops) G.ops.push(op);
-    for (const t of P.inputs) {
+    if (P) for (let k = 0; k < P.ops.length; k++) G.ops.push(P.ops[k]!);
+    else G.ops.push(p);
+    for (let k = pInFrom; k < pInTo; k++) {
+      const t = pIn[k]!;
       const prod = producer[t]!;
       if (prod >= 0 && find(prod) === g) continue; // a pnode of G now
       if (G.inputs.includes(t)) continue;
       G.inputs.push(t);
     }
-    for (const t of P.outputs) G.outputs.push(t);
-    for (const c of P.consumers) G.consumers.push(c);
+    for (let k = pOutFrom; k < pOutTo; k++) G.outputs.push(pOut[k]!);
+    for (let k = pConsFrom; k < pConsTo; k++) G.consumers.push(pCons[k]!);
     merged[p] = undefined;
     // consumers of P now see G instead of P: some may have become candidates
-    for (const c of P.consumers) {
-      const rc = find(c);
+    for (let k = pConsFrom; k < pConsTo; k++) {
+      const rc = find(pCons[k]!);
       if (rc === g) continue;
       const partner = partnerOf(rc);
       if (partner >= 0) heap.push(partner * N + rc);

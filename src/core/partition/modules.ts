@@ -55,11 +55,12 @@ export function sourceOrigins(prepared: PreparedModel): SourceOrigins {
   const fileOps: OpTable | null = oBytes ? decodeOpTable(oBytes) : null;
   let result: SourceOrigins;
   if (fileSources && fileOps) {
-    const sourceTable = new Map(fileSources);
+    // both decoded just now for this call alone: used as they are, not copied
+    const sourceTable = fileSources;
     const opSources: number[][] = [];
     for (let i = 0; i < prepared.opCount; i++) {
       const ids = fileOps.get(i);
-      if (ids && ids.length > 0) opSources.push(ids.slice());
+      if (ids && ids.length > 0) opSources.push(ids);
       else {
         // import rule 3: synthesise single_origin(i, node name)
         if (!sourceTable.has(i)) sourceTable.set(i, prepared.nodeNames[i]!);

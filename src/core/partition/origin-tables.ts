@@ -4,7 +4,7 @@
  * tables only when they decode without an error (any doubt -> null, and origins are synthesised
  * from the source operators, as luci's importer does).
  */
-import { decodeOpTable as decodeOps, decodeSourceTable as decodeSources, encodeOpTable as encodeOps, encodeSourceTable } from '../origin/tables';
+import { decodeOpTableAscending, decodeSourceTable as decodeSources, encodeOpTable as encodeOps, encodeSourceTable } from '../origin/tables';
 
 export type SourceTable = Map<number, string>;
 /** operator index -> source ids */
@@ -25,7 +25,5 @@ export function decodeSourceTable(bytes: Uint8Array): SourceTable | null {
 
 /** Strict decode: null when the table has any error; source ids ascending. */
 export function decodeOpTable(bytes: Uint8Array): OpTable | null {
-  const d = decodeOps(bytes);
-  if (!d.table || d.diagnostics.some((x) => x.severity === 'error')) return null;
-  return new Map([...d.table].map(([op, ids]) => [op, [...ids].sort((a, b) => a - b)]));
+  return decodeOpTableAscending(bytes);
 }

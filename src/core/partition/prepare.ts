@@ -81,7 +81,15 @@ export function preparePartition(model: CircleModel, file = 'model.circle'): Pre
   const producer = new Int32Array(tensorsCount).fill(-1);
   const isGraphInput = new Uint8Array(tensorsCount);
   for (const t of g?.inputs ?? []) if (t >= 0 && t < tensorsCount) isGraphInput[t] = 1;
-  for (let i = 0; i < n; i++) for (const t of ops[i]!.outputs) if (t >= 0 && t < tensorsCount && producer[t] === -1) producer[t] = i;
+  // index loops throughout: this runs once over every operator, mostly before the code is
+  // optimised, where for-of allocates a result per step
+  for (let i = 0; i < n; i++) {
+    const outs = ops[i]!.outputs;
+    for (let k = 0; k < outs.length; k++) {
+      const t = outs[k]!;
+      if (t >= 0 && t < tensorsCount && producer[t] === -1) producer[t] = i;
+    }
+  }
 
   const opcodeNames: string[] = new Array(n);
   const nodeNames: string[] = new Array(n);
@@ -109,7 +117,9 @@ export function preparePartition(model: CircleModel, file = 'model.circle'): Pre
     if (!m) opsByName.set(name, (m = []));
     m.push(i);
     inStart[i] = inList.length;
-    for (const t of op.inputs) {
+    const ins = op.inputs;
+    for (let k = 0; k < ins.length; k++) {
+      const t = ins[k]!;
       if (t < 0 || t >= tensorsCount) continue;
       if (producer[t] < 0 && !isGraphInput[t]) continue; // local: constant, variable, dangling
       if (mark[t] === i) continue;
@@ -117,7 +127,11 @@ export function preparePartition(model: CircleModel, file = 'model.circle'): Pre
       inList.push(t);
     }
     outStart[i] = outList.length;
-    for (const t of op.outputs) if (t >= 0 && t < tensorsCount && producer[t] === i) outList.push(t);
+    const outs = op.outputs;
+    for (let k = 0; k < outs.length; k++) {
+      const t = outs[k]!;
+      if (t >= 0 && t < tensorsCount && producer[t] === i) outList.push(t);
+    }
   }
   inStart[n] = inList.length;
   outStart[n] = outList.length;

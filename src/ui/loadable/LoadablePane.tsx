@@ -17,6 +17,10 @@ import { MemoryView } from './MemoryView';
 import { BlobsView } from './BlobsView';
 import { DamageList, TensorsView } from './ListsViews';
 import { CompareView } from './CompareView';
+import { RunLoadableView } from '../run-loadable/RunLoadableView';
+import { CalibrateView } from '../run-loadable/CalibrateView';
+import { useRunLoadable } from '../run-loadable/state';
+import { errorColour, slotErrorFills } from '../run-loadable/model';
 import { openLoadableCompare, showLoadableView, useLoadableTab, VIEW_TITLES, type LoadableViewName } from './state';
 import './loadable.css';
 
@@ -45,13 +49,23 @@ export const LoadablePane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark
   }, [doc, reveal]);
 
   const graph = doc?.view?.graph ?? null;
-  const fills = useMemo(() => (graph ? engineFills(graph, theme) : undefined), [graph, theme]);
+  // after a comparison with a Caffe model, compared op slots take their error's colour
+  const errorRows = useRunLoadable((s) => (doc && s.tabs[doc.id]?.colourByError ? (s.tabs[doc.id]?.comparison?.rows ?? null) : null));
+  const fills = useMemo(() => {
+    if (!graph) return undefined;
+    const engine = engineFills(graph, theme);
+    if (!errorRows) return engine;
+    const errors = slotErrorFills(graph.nodes.length, errorRows, theme);
+    return engine.map((f, i) => errors[i] ?? f);
+  }, [graph, theme, errorRows]);
   const edgeStyle = useMemo(() => (graph ? dependencyEdgeStyle(graph, theme) : undefined), [graph, theme]);
 
   if (!doc) return null;
   const others = docs.filter((d) => d.id !== doc.id && can(d.summary, 'loadable'));
   const compareDoc = tab.compareWith ? (docs.find((d) => d.id === tab.compareWith) ?? null) : null;
-  const views = tab.compareWith ? [...VIEWS, 'compare' as const] : VIEWS;
+  const runnable = can(doc.summary, 'runLoadable');
+  const base: LoadableViewName[] = runnable ? [...VIEWS, 'run', 'calibrate'] : VIEWS;
+  const views = tab.compareWith ? [...base, 'compare' as const] : base;
   const damage = overview.data?.damage.length ?? 0;
   const o = overview.data;
 
@@ -78,7 +92,11 @@ export const LoadablePane = forwardRef<GraphPaneHandle, { theme: 'light' | 'dark
       <div className="lv-body">
         {overview.error && <p className="diag-error pad">{overview.error}</p>}
         {tab.view === 'graph' ? (
-          <GraphPane ref={graphPane} theme={theme} {...(fills ? { nodeFill: fills } : {})} {...(edgeStyle ? { edgeStyle } : {})} legend={graph && edgeStyle ? <GraphLegend types={graph.nodes.map((n) => n.type)} kinds={edgeStyle.classes.filter((_, i) => edgeStyle.edgeClass.includes(i))} theme={theme} /> : null} />
+          <GraphPane ref={graphPane} theme={theme} {...(fills ? { nodeFill: fills } : {})} {...(edgeStyle ? { edgeStyle } : {})} legend={graph && edgeStyle ? errorRows ? <ErrorLegend theme={theme} /> : <GraphLegend types={graph.nodes.map((n) => n.type)} kinds={edgeStyle.classes.filter((_, i) => edgeStyle.edgeClass.includes(i))} theme={theme} /> : null} />
+        ) : tab.view === 'run' && runnable ? (
+          <RunLoadableView doc={doc} theme={theme} />
+        ) : tab.view === 'calibrate' && runnable ? (
+          <CalibrateView doc={doc} />
         ) : tab.view === 'compare' ? (
           <CompareView tabId={doc.id} a={doc} b={compareDoc} theme={theme} />
         ) : !o ? (
@@ -117,6 +135,25 @@ function GraphLegend({ types, kinds, theme }: { types: string[]; kinds: { name: 
           {k.name === 'event' ? 'task event' : k.name.toLowerCase().replace(/^op_/, '').replace(/_/g, ' ')}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** The op-slot graph after a comparison: the colours are the error against the Caffe float pass. */
+function ErrorLegend({ theme }: { theme: 'light' | 'dark' }) {
+  return (
+    <ul className="lv-legend lv-graph-legend" aria-label="Error colours">
+      <li>op slots by SNR against the Caffe model:</li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(0, theme) }} />≥ 40 dB
+      </li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(0.5, theme) }} />25 dB
+      </li>
+      <li>
+        <span className="lv-swatch" style={{ background: errorColour(1, theme) }} />≤ 10 dB
+      </li>
+      <li className="muted">others (CONV accumulators) in their engine colour</li>
     </ul>
   );
 }

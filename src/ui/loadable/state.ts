@@ -6,7 +6,7 @@
  */
 import { create } from 'zustand';
 
-export type LoadableViewName = 'tasks' | 'graph' | 'memory' | 'tensors' | 'blobs' | 'damage' | 'compare';
+export type LoadableViewName = 'tasks' | 'graph' | 'memory' | 'tensors' | 'blobs' | 'damage' | 'run' | 'calibrate' | 'compare';
 
 export const VIEW_TITLES: Record<LoadableViewName, string> = {
   tasks: 'Tasks',
@@ -15,6 +15,8 @@ export const VIEW_TITLES: Record<LoadableViewName, string> = {
   tensors: 'Tensors & relocs',
   blobs: 'Blobs',
   damage: 'Damage',
+  run: 'Run',
+  calibrate: 'Calibrate',
   compare: 'Compare',
 };
 

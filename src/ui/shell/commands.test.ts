@@ -117,7 +117,7 @@ describe('commands', () => {
   });
 
   it('a loadable: its views other than the one on screen, a comparison with each other open loadable', () => {
-    const LOADABLE: Capability[] = ['graph', 'inspect', 'loadable'];
+    const LOADABLE: Capability[] = ['graph', 'inspect', 'loadable', 'runLoadable'];
     const a = doc('1', LOADABLE, 'nvdla');
     const b = doc('2', LOADABLE, 'nvdla');
     const list = ids(ctx({ docs: [a, b, doc('3', CIRCLE, 'circle')], doc: a, view }));
