@@ -86,8 +86,11 @@ export const OVERLAY_LIMIT = 1500;
 const OVERLAY_SETTLE_MS = 120;
 const FIT_MARGIN = 24;
 const MAX_FIT_SCALE = 1.5;
-/** below this fit scale a whole-graph view is unreadable; the first view shows the start instead */
-const MIN_READABLE_FIT = 0.3;
+/**
+ * below this fit scale a whole-graph view does not show the nodes' names (they are drawn from
+ * LOD.subtitle on); the first view shows the start at a readable scale instead, as Netron does
+ */
+const MIN_READABLE_FIT = LOD.subtitle;
 const INITIAL_SCALE = 0.9;
 const MAX_SCALE = 8;
 /** PNG export: pixel ratio, cap per side, cap on the total area */
@@ -274,8 +277,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   }, []);
 
   /**
-   * The first view of a graph: the whole graph when it is readable that way; otherwise (long
-   * models, where a fit shows a hairline) its start at a readable scale, as a person reads it:
+   * The first view of a graph: the whole graph when its names are readable that way; otherwise
+   * (long models, where a fit shows a hairline or boxes without names) its start at a readable
+   * scale, as a person reads it:
    * the top for top-to-bottom layouts, the left end for left-to-right.
    */
   const initialTransform = useCallback((): ZoomTransform => {
@@ -285,15 +289,19 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const sc = live.current.scene;
     const { layout } = sc;
     const k = Math.min(INITIAL_SCALE, MAX_FIT_SCALE);
+    // across the reading direction: the whole breadth centred when it fits, else centred on the
+    // first node but with no empty band beside the graph (a graph drifting sideways stays in view)
+    const across = (size: number, lo: number, hi: number, at: number) =>
+      (hi - lo) * k + 2 * FIT_MARGIN <= size ? (size - (hi + lo) * k) / 2 : Math.min(FIT_MARGIN - lo * k, Math.max(size - FIT_MARGIN - hi * k, size / 2 - at * k));
     if (layout.direction === 'LR') {
-      // left end, vertically centred on the first node
+      // left end
       let first = 0;
       for (let i = 1; i < sc.nodeCount; i++) if (layout.x[i]! < layout.x[first]!) first = i;
-      return zoomIdentity.translate(FIT_MARGIN - sc.minX * k, height / 2 - layout.y[first]! * k).scale(k);
+      return zoomIdentity.translate(FIT_MARGIN - sc.minX * k, across(height, sc.minY, sc.maxY, layout.y[first]!)).scale(k);
     }
     let first = 0;
     for (let i = 1; i < sc.nodeCount; i++) if (layout.y[i]! < layout.y[first]!) first = i;
-    return zoomIdentity.translate(width / 2 - layout.x[first]! * k, FIT_MARGIN - sc.minY * k).scale(k);
+    return zoomIdentity.translate(across(width, sc.minX, sc.maxX, layout.x[first]!), FIT_MARGIN - sc.minY * k).scale(k);
   }, [fitTransform]);
 
   const updateExtent = useCallback(() => {
