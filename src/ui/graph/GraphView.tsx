@@ -188,6 +188,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (scratch && nv <= OVERLAY_LIMIT) list = Array.from(scratch.nodes.subarray(0, nv)).sort((a, b) => a - b);
     const f = live.current.focus;
     if (f !== null && f < sc.nodeCount && !list.includes(f)) list.push(f);
+    // the settled zoom, for tests and people debugging (what the level of detail draws follows it)
+    if (canvasRef.current && lastDrawnTransform.current) canvasRef.current.dataset.zoom = lastDrawnTransform.current.k.toFixed(3);
     if (!sameList(list, overlayRef.current)) {
       overlayRef.current = list;
       setOverlay(list);
