@@ -39,6 +39,12 @@ export interface GraphViewProps {
   onActivate?(index: number): void;
   /** accessible name of the view */
   label?: string;
+  /**
+   * the first view fits the whole graph only when that draws what this names (default: the op
+   * types); otherwise it shows the graph's start at a readable scale. Panes compared by their
+   * node names (the compile view) ask for 'names'.
+   */
+  firstView?: 'titles' | 'names';
   className?: string;
   style?: CSSProperties;
 }
@@ -87,10 +93,10 @@ const OVERLAY_SETTLE_MS = 120;
 const FIT_MARGIN = 24;
 const MAX_FIT_SCALE = 1.5;
 /**
- * below this fit scale a whole-graph view does not show the nodes' names (they are drawn from
- * LOD.subtitle on); the first view shows the start at a readable scale instead, as Netron does
+ * below these fit scales a whole-graph view draws no op types (LOD.text), or no node names
+ * (LOD.subtitle); the first view shows the start at a readable scale instead, as Netron does
  */
-const MIN_READABLE_FIT = LOD.subtitle;
+const MIN_READABLE_FIT = { titles: LOD.text, names: LOD.subtitle } as const;
 const INITIAL_SCALE = 0.9;
 const MAX_SCALE = 8;
 /** PNG export: pixel ratio, cap per side, cap on the total area */
@@ -159,8 +165,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const [focusInside, setFocusInside] = useState(false);
 
   // live values read by the frame callback and event handlers
-  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph });
-  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph };
+  const firstView = props.firstView ?? 'titles';
+  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph, firstView });
+  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph, firstView };
 
   const transformRef = useRef<ZoomTransform>(zoomIdentity);
   const sizeRef = useRef({ width: 0, height: 0, dpr: 1 });
@@ -286,7 +293,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
    */
   const initialTransform = useCallback((): ZoomTransform => {
     const f = fitTransform();
-    if (f.k >= MIN_READABLE_FIT) return f;
+    if (f.k >= MIN_READABLE_FIT[live.current.firstView]) return f;
     const { width, height } = sizeRef.current;
     const sc = live.current.scene;
     const { layout } = sc;
