@@ -132,7 +132,7 @@ test.describe('layout defects (item 15)', () => {
     await page.locator('[data-view=tasks]').click();
     await page.getByRole('table', { name: 'Task 0 op slots' }).locator('tr[data-node]').last().click();
     await page.getByRole('tab', { name: 'Op slot' }).click();
-    r = await hiddenLastRows(page, '[role=complementary]');
+    r = await hiddenLastRows(page, 'aside');
     expect(r.checked).toContain('Op slot');
     expect(r.bad).toEqual([]);
     await shot(page, 'op-slot-last-row');
@@ -152,7 +152,7 @@ test.describe('layout defects (item 15)', () => {
     await page.goto('/?sample=Net_InstanceNorm_003.opt.circle');
     await page.getByRole('tab', { name: 'Origins' }).click();
     await expect(page.locator('.origins-panel [role=row]').first()).toBeVisible();
-    const r = await hiddenLastRows(page, '[role=complementary]');
+    const r = await hiddenLastRows(page, 'aside');
     expect(r.checked.length).toBeGreaterThan(1);
     expect(r.bad).toEqual([]);
     await shot(page, 'origins-last-row');
@@ -165,7 +165,7 @@ test.describe('layout defects (item 15)', () => {
     await page.getByRole('tab', { name: 'Run' }).click();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await expect(page.getByRole('complementary', { name: 'Properties' })).toContainText(/layers in \d+ ms/, { timeout: 60_000 });
-    expect(await wordsCut(page, '[role=complementary]')).toEqual([]);
+    expect(await wordsCut(page, 'aside')).toEqual([]);
     await shot(page, 'run-words');
 
     await page.keyboard.press('Control+Shift+B');
@@ -180,7 +180,7 @@ test.describe('layout defects (item 15)', () => {
     await page.getByRole('menuitem', { name: /Net_InstanceNorm_003\.001\.part/ }).click();
     await expect(page.getByRole('region', { name: 'Partition editor' })).toBeVisible({ timeout: 30_000 });
     await expect(page.locator('.part-editor .view-lines')).toContainText('ADD=acl_cl');
-    expect(await wordsCut(page, '[aria-label="Partition editor"], [role=complementary]')).toEqual([]);
+    expect(await wordsCut(page, '[aria-label="Partition editor"], aside')).toEqual([]);
     await shot(page, 'partition-words');
   });
 
