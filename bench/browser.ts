@@ -219,7 +219,9 @@ async function dropNetron(page: Page, file: string): Promise<DropFigures> {
   // the cookie-consent notice (shown when Netron cannot tell the country) would hold the page: it is answered already
   await page.context().addCookies([{ name: 'consent', value: String(Date.now()), url: netron!.url }]);
   await page.goto(`${netron!.url}/index.html`);
-  await page.waitForFunction(() => document.body.classList.contains('welcome'), undefined, { timeout: 30_000 });
+  // ready when the file input listens: Netron's body starts as `welcome spinner`, and the input
+  // gets its `accept` list in the same step that adds its `change` listener
+  await page.waitForFunction(() => !document.body.classList.contains('spinner') && !!document.getElementById('open-file-dialog')?.getAttribute('accept'), undefined, { timeout: 30_000 });
   await watchLongTasks(page);
   const peak = sampleMemory();
   const paintMs = await openAndTime(page, '#open-file-dialog', file, 'netron', 0, NETRON_TIMEOUT_S * 1000);

@@ -35,6 +35,15 @@ test.describe('compile for NVDLA', () => {
     const engine = view.getByRole('region', { name: 'Engine graph' });
     for (const pane of [caffe, canonical, engine]) await expect(pane.getByTestId('graph-canvas')).toBeVisible();
     await expect(engine.getByRole('button', { name: /dc-conv-0/ })).toBeVisible();
+    // issue 13: the canonical nodes are n-0, n-1, ... and the engine nodes dc-conv-0, bias-0, ...,
+    // with those names drawn in the boxes at the first zoom (names are drawn from LOD.subtitle on)
+    await expect(canonical.getByRole('button', { name: 'CONVOLUTION n-0 · conv1' })).toBeVisible();
+    await expect(engine.getByRole('button', { name: 'SDP_BIAS bias-0' })).toBeVisible();
+    for (const pane of [caffe, canonical, engine]) {
+      const k = Number(await pane.getByTestId('graph-canvas').getAttribute('data-zoom'));
+      expect(k, `zoom of the ${await pane.getAttribute('aria-label')}`).toBeGreaterThanOrEqual(0.75);
+    }
+    await page.screenshot({ path: screenshotPath('compile-first-view') });
 
     // conv1 in the Caffe graph: n-0 in the canonical graph, dc-conv-0 and bias-0 in the engine graph
     await caffe.getByRole('button', { name: 'Convolution conv1' }).click();
@@ -52,6 +61,9 @@ test.describe('compile for NVDLA', () => {
     await expect(view.getByTestId('step-detail')).toContainText('bias-2 = ip1 + relu1');
     await expect(engine).toContainText('after mergeActivationOperations');
     await expect(engine.getByRole('button', { name: /act-0/ })).toHaveCount(0);
+    // bias-2 is below the first view (drawn at a readable scale): the pane's find brings it in
+    await engine.getByRole('searchbox', { name: 'Find in this graph' }).fill('bias-2');
+    await engine.getByRole('searchbox', { name: 'Find in this graph' }).press('Enter');
     await engine.getByRole('button', { name: /bias-2/ }).click();
     await expect(caffe).toHaveAttribute('data-highlighted-names', 'ip1');
     await expect(view.getByTestId('compile-node')).toContainText('tsd-');
@@ -123,7 +135,14 @@ test.describe('compile for NVDLA', () => {
     expect(texts.filter((t) => /^pass \d+ of 15: [a-zA-Z]+…$/.test(t)).length).toBeGreaterThan(0);
     const engine = view.getByRole('region', { name: 'Engine graph' });
     await expect(engine.getByRole('button', { name: /dc-conv-0/ })).toBeVisible();
-    await expect(engine.getByRole('button', { name: /sdp-scale/ })).toHaveCount(0);
+    // no sdp-scale anywhere in the graph (the first view shows its start only: ask the pane's find)
+    const find = engine.getByRole('searchbox', { name: 'Find in this graph' });
+    await find.fill('sdp-scale');
+    await find.press('Enter');
+    await expect(engine.locator('.compile-find')).toContainText(/\b0$/);
+    await find.fill('bias-0');
+    await find.press('Enter');
+    await expect(engine.locator('.compile-find')).toContainText('1/1');
     await view.getByRole('combobox', { name: 'configtarget' }).selectOption('opendla-large');
     await expect(view.getByTestId('compile-diagnostics')).toContainText("'opendla-large' is not a target configuration nvdla_compiler knows", { timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('compile-options') });

@@ -69,6 +69,21 @@ test.describe('newcomer', () => {
     await expect(info).toBeHidden({ timeout: 10_000 });
   });
 
+  test('2: a quantised tensor shows its range (0 ≤ scale * (q - zero point) ≤ 1) beside the formula', async ({ page }) => {
+    const model = read(new Uint8Array(readFileSync(join(SAMPLES, 'Part_Add_Sub_000.circle'))), 'x');
+    const sg = model.subgraphs[0]!;
+    const out = sg.tensors[sg.operators[0]!.outputs[0]!]!;
+    out.type = 3; // UINT8
+    out.quantization = { min: [0], max: [1], scale: [0.003921568859368563], zeroPoint: [0], quantizedDimension: 0, details: null };
+    await page.goto('/?sample=none');
+    await dropFiles(page, [{ name: 'quantised.circle', bytes: write(model) }]);
+    await page.getByRole('button', { name: /^ADD / }).first().click();
+    const panel = page.getByRole('complementary', { name: 'Properties' });
+    // the float32 scale printed as the shortest text that reads back as the same float32
+    await expect(panel).toContainText('0 ≤ 0.003921569 * (q - 0) ≤ 1');
+    await shot(page, 'quantisation-range');
+  });
+
   test('3: IF / WHILE bodies are links; Enter or double-click on WHILE offers both', async ({ page }) => {
     await page.goto('/?sample=Part_While_000.circle');
     const node = page.getByRole('button', { name: 'WHILE ofm' });
@@ -93,6 +108,17 @@ test.describe('newcomer', () => {
     // a link in the panel opens the body directly
     await panel.getByRole('button', { name: /cond: 1: WHILE_COND/ }).click();
     await expect(page.getByRole('status')).toContainText('WHILE_COND');
+
+    // IF: then and else are links too; the else link opens that body
+    await page.goto('/?sample=Part_If_Add_Sub_001.circle');
+    await page.getByRole('button', { name: /^IF / }).first().click();
+    await expect(panel.getByRole('button', { name: /then: \d+: / }).first()).toBeVisible();
+    const elseLink = panel.getByRole('button', { name: /else: \d+: / }).first();
+    await expect(elseLink).toBeVisible();
+    await shot(page, 'if-links');
+    const elseName = /else: \d+: (\S+)/.exec((await elseLink.getAttribute('aria-label')) ?? (await elseLink.innerText()))![1]!;
+    await elseLink.click();
+    await expect(page.getByRole('status')).toContainText(elseName);
   });
 
   test('6: a .part alone goes to its model; a binary .trace.txt is refused with the reason', async ({ page }) => {

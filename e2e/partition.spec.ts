@@ -25,7 +25,7 @@ async function pixelOf(page: Page, name: string): Promise<string> {
     const r = c.width / c.getBoundingClientRect().width;
     const d = c.getContext('2d')!.getImageData(Math.round(x * r), Math.round(y * r), 1, 1).data;
     return `#${[d[0], d[1], d[2]].map((v) => v!.toString(16).padStart(2, '0')).join('')}`;
-  }, { x: box.x - canvas.x + 5, y: box.y - canvas.y + box.height * 0.8 });
+  }, { x: box.x - canvas.x + 5, y: box.y - canvas.y + 6 }); // the header band: boxes with constants or attributes have a white body below it
 }
 
 async function typeAtEnd(page: Page, text: string) {

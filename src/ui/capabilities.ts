@@ -18,7 +18,20 @@ export function mainView(summary: Pick<DocumentSummary, 'capabilities'>): 'profi
 
 /** `1 op`, `2 ops`, `1,024 ops`: a count with its noun, singular for one. */
 export function plural(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : nouns}`;
+  return `${grouped(n)} ${n === 1 ? noun : nouns}`;
+}
+
+/**
+ * An integer with thousands separators, as toLocaleString('en-US') writes it. By hand because
+ * the status bar calls this on every render while a big model opens, and the Intl path showed
+ * 0.2 s of UI-thread self time in a 100,000-operator profile.
+ */
+export function grouped(n: number): string {
+  if (!Number.isInteger(n)) return n.toLocaleString('en-US');
+  const s = String(Math.abs(n));
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += (i > 0 && (s.length - i) % 3 === 0 ? ',' : '') + s[i];
+  return n < 0 ? `-${out}` : out;
 }
 
 /** `12 nodes · 14 edges` for the graph on screen, `3,402 marks · 2 runs` for a capture. */

@@ -11,6 +11,8 @@ import * as Comlink from 'comlink';
 import type { CompileForm, CompileProgress, CompileViewResult, InputFile, ModelWorkerApi, OpenResult } from './api';
 import { serviceOf, type OpenedDocument } from '../core/document';
 import { FormatError, toErrorInfo } from '../core/errors';
+import type { GraphService } from '../core/format';
+import type { Graph } from '../core/graph/model';
 import type { CompiledNet } from '../core/nvdla/service';
 
 export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile'>;
@@ -44,7 +46,25 @@ function stageDocument(net: CompiledNet, file: string): OpenedDocument {
       capabilities: ['graph'],
     },
     diagnostics: [],
-    services: { graph: net.graph },
+    services: { graph: withCanonicalIds(net.graph) },
+  };
+}
+
+/**
+ * The canonical graph's nodes as nvdla_compiler names them (`n-0`, `n-1`, ... in its dumps and
+ * logs), with the layer they stand for: `n-0 · conv1` in the box, the find box and the panel's
+ * node list. The other stage graphs are named by NVDLA already (`dc-conv-0`, `bias-0`, ...).
+ */
+function withCanonicalIds(service: GraphService): GraphService {
+  let canonical: Graph | null = null;
+  return {
+    ...service,
+    graph(graphId) {
+      const g = service.graph(graphId);
+      if (graphId !== 'canonical') return g;
+      canonical ??= { ...g, nodes: g.nodes.map((n) => (n.kind === 'op' && n.name !== n.id ? { ...n, name: n.name ? `${n.id} · ${n.name}` : n.id } : n)) };
+      return canonical;
+    },
   };
 }
 

@@ -395,6 +395,7 @@ function CompilePane({ pane, title, subtitle, view, theme, selected, related, on
             highlighted={highlighted}
             onSelect={onSelect}
             label={`${title} graph`}
+            firstView="names"
             {...(edgeStyle ? { edgeStyle } : {})}
             {...(nodeOutline ? { nodeOutline } : {})}
           />

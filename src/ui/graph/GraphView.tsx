@@ -39,6 +39,12 @@ export interface GraphViewProps {
   onActivate?(index: number): void;
   /** accessible name of the view */
   label?: string;
+  /**
+   * the first view fits the whole graph only when that draws what this names (default: the op
+   * types); otherwise it shows the graph's start at a readable scale. Panes compared by their
+   * node names (the compile view) ask for 'names'.
+   */
+  firstView?: 'titles' | 'names';
   className?: string;
   style?: CSSProperties;
 }
@@ -86,8 +92,11 @@ export const OVERLAY_LIMIT = 1500;
 const OVERLAY_SETTLE_MS = 120;
 const FIT_MARGIN = 24;
 const MAX_FIT_SCALE = 1.5;
-/** below this fit scale a whole-graph view is unreadable; the first view shows the start instead */
-const MIN_READABLE_FIT = 0.3;
+/**
+ * below these fit scales a whole-graph view draws no op types (LOD.text), or no node names
+ * (LOD.subtitle); the first view shows the start at a readable scale instead, as Netron does
+ */
+const MIN_READABLE_FIT = { titles: LOD.text, names: LOD.subtitle } as const;
 const INITIAL_SCALE = 0.9;
 const MAX_SCALE = 8;
 /** PNG export: pixel ratio, cap per side, cap on the total area */
@@ -130,19 +139,38 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     },
     [graph, layout, props.scene],
   );
-  // what a node's outgoing edges carry (their labels, e.g. shapes), for screen readers: the canvas draws them
+  // what a node's outgoing edges carry (their labels, e.g. shapes), for screen readers: the canvas
+  // draws them. Asked only for the nodes in the overlay (the visible ones), so it is made per node
+  // on demand: an index of edges by source node (typed arrays, no strings), texts cached per node.
+  // (Made eagerly for every edge it cost 0.8 s of UI thread at 100,000 operators.)
   const outgoing = useMemo(() => {
-    const out = new Map<number, string[]>();
-    const seen = new Set<string>();
-    for (const e of graph.edges) {
-      const text = e.label ? `${e.name} ${e.label}` : e.name;
-      if (!text || seen.has(`${e.from}\u0000${text}`)) continue;
-      seen.add(`${e.from}\u0000${text}`);
-      const list = out.get(e.from);
-      if (list) list.push(text);
-      else out.set(e.from, [text]);
-    }
-    return out;
+    let start: Int32Array | null = null;
+    let order: Int32Array | null = null;
+    const cache = new Map<number, string[]>();
+    return (node: number): string[] => {
+      const hit = cache.get(node);
+      if (hit) return hit;
+      const edges = graph.edges;
+      if (!start || !order) {
+        const n = graph.nodes.length;
+        start = new Int32Array(n + 1);
+        for (const e of edges) if (e.from >= 0 && e.from < n) start[e.from + 1]!++;
+        for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+        const fill = start.slice(0, n);
+        order = new Int32Array(start[n]!);
+        edges.forEach((e, k) => {
+          if (e.from >= 0 && e.from < n) order![fill[e.from]!++] = k;
+        });
+      }
+      const out: string[] = [];
+      for (let j = start[node] ?? 0; j < (start[node + 1] ?? 0); j++) {
+        const e = edges[order[j]!]!;
+        const text = e.label ? `${e.name} ${e.label}` : e.name;
+        if (text && !out.includes(text)) out.push(text);
+      }
+      cache.set(node, out);
+      return out;
+    };
   }, [graph]);
   const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
@@ -156,8 +184,9 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   const [focusInside, setFocusInside] = useState(false);
 
   // live values read by the frame callback and event handlers
-  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph });
-  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph };
+  const firstView = props.firstView ?? 'titles';
+  const live = useRef({ scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph, firstView });
+  live.current = { scene, style, selected, highlighted, focus, focusInside, onSelect, onHover, onActivate, graph, firstView };
 
   const transformRef = useRef<ZoomTransform>(zoomIdentity);
   const sizeRef = useRef({ width: 0, height: 0, dpr: 1 });
@@ -185,6 +214,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (scratch && nv <= OVERLAY_LIMIT) list = Array.from(scratch.nodes.subarray(0, nv)).sort((a, b) => a - b);
     const f = live.current.focus;
     if (f !== null && f < sc.nodeCount && !list.includes(f)) list.push(f);
+    // the settled zoom, for tests and people debugging (what the level of detail draws follows it)
+    if (canvasRef.current && lastDrawnTransform.current) canvasRef.current.dataset.zoom = lastDrawnTransform.current.k.toFixed(3);
     if (!sameList(list, overlayRef.current)) {
       overlayRef.current = list;
       setOverlay(list);
@@ -274,26 +305,31 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   }, []);
 
   /**
-   * The first view of a graph: the whole graph when it is readable that way; otherwise (long
-   * models, where a fit shows a hairline) its start at a readable scale, as a person reads it:
+   * The first view of a graph: the whole graph when its names are readable that way; otherwise
+   * (long models, where a fit shows a hairline or boxes without names) its start at a readable
+   * scale, as a person reads it:
    * the top for top-to-bottom layouts, the left end for left-to-right.
    */
   const initialTransform = useCallback((): ZoomTransform => {
     const f = fitTransform();
-    if (f.k >= MIN_READABLE_FIT) return f;
+    if (f.k >= MIN_READABLE_FIT[live.current.firstView]) return f;
     const { width, height } = sizeRef.current;
     const sc = live.current.scene;
     const { layout } = sc;
     const k = Math.min(INITIAL_SCALE, MAX_FIT_SCALE);
+    // across the reading direction: the whole breadth centred when it fits, else centred on the
+    // first node but with no empty band beside the graph (a graph drifting sideways stays in view)
+    const across = (size: number, lo: number, hi: number, at: number) =>
+      (hi - lo) * k + 2 * FIT_MARGIN <= size ? (size - (hi + lo) * k) / 2 : Math.min(FIT_MARGIN - lo * k, Math.max(size - FIT_MARGIN - hi * k, size / 2 - at * k));
     if (layout.direction === 'LR') {
-      // left end, vertically centred on the first node
+      // left end
       let first = 0;
       for (let i = 1; i < sc.nodeCount; i++) if (layout.x[i]! < layout.x[first]!) first = i;
-      return zoomIdentity.translate(FIT_MARGIN - sc.minX * k, height / 2 - layout.y[first]! * k).scale(k);
+      return zoomIdentity.translate(FIT_MARGIN - sc.minX * k, across(height, sc.minY, sc.maxY, layout.y[first]!)).scale(k);
     }
     let first = 0;
     for (let i = 1; i < sc.nodeCount; i++) if (layout.y[i]! < layout.y[first]!) first = i;
-    return zoomIdentity.translate(width / 2 - layout.x[first]! * k, FIT_MARGIN - sc.minY * k).scale(k);
+    return zoomIdentity.translate(across(width, sc.minX, sc.maxX, layout.x[first]!), FIT_MARGIN - sc.minY * k).scale(k);
   }, [fitTransform]);
 
   const updateExtent = useCallback(() => {
@@ -701,7 +737,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
               role="button"
               tabIndex={i === focus ? 0 : -1}
               aria-label={accessibleName(node)}
-              aria-description={describeNode(node, outgoing.get(i))}
+              aria-description={describeNode(node, outgoing(i))}
               aria-pressed={i === selected}
               data-node-index={i}
               style={{

@@ -7,6 +7,7 @@ import { subgraphLinks, type SubgraphLink } from './subgraph-links';
 import { saveBlob } from '../shell/exporting';
 import { pushAlert } from '../store';
 import { errorText } from '../errors';
+import { Breakable } from './breakable';
 
 /** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
 export function NodePanel({ subject }: { subject: PanelSubject }) {
@@ -43,7 +44,7 @@ export function NodePanel({ subject }: { subject: PanelSubject }) {
               {node.attributes.map((a) =>
                 linkOf.has(a.name) ? (
                   <tr key={a.name}>
-                    <th scope="row">{a.name}</th>
+                    <th scope="row"><Breakable text={a.name} /></th>
                     <td>
                       <BodyLink subject={subject} link={linkOf.get(a.name)!} />
                     </td>
@@ -104,7 +105,7 @@ function BodyLink({ subject, link, withRole }: { subject: PanelSubject; link: Su
 function Row({ name, value }: { name: string; value: string }) {
   return (
     <tr>
-      <th scope="row">{name}</th>
+      <th scope="row"><Breakable text={name} /></th>
       <td>{value}</td>
     </tr>
   );
