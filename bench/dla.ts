@@ -9,13 +9,12 @@
  *   timed), on the TypeScript engines and with the WebAssembly SIMD kernels for the fp16
  *   convolutions; the first (cold) run is printed apart: it decodes and packs 61 M weights.
  *
- * - ResNet-50 fp16 (the issue's second figure, nv_full, batch 1, seeded random weights): NPU
- *   Studio's compiler refuses it (BatchNorm pre-processing and the partial-height data split are
- *   not implemented) and no ResNet-50 loadable is kept in the repository (nvdla_compiler's is
- *   51 MB), so it runs only when NVDLA_COMPILER points at a built nvdla_compiler (an oracle
- *   outside the repository, as in bench/nvdla-compile.ts): the seeded weights are written as a
- *   .caffemodel, nvdla_compiler compiles them (not timed), the model runs the loadable with the
- *   WebAssembly kernels.
+ * - ResNet-50 fp16 (the issue's second figure, nv_full, batch 1, fast-math, seeded random weights
+ *   written as a .caffemodel: making and compiling it is not timed): the loadable NPU Studio's
+ *   compiler writes, run with the WebAssembly kernels. When NVDLA_COMPILER points at a built
+ *   nvdla_compiler (an oracle outside the repository, as in bench/nvdla-compile.ts), it compiles
+ *   the same .caffemodel and its loadable runs beside ours on the same input; the two outputs are
+ *   compared (cosine, largest difference) and so are the loadables (`semanticDigest`).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,11 +30,13 @@ import type { Kernels } from '../src/core/kernels/kernels';
 import { read } from '../src/core/loadable/read';
 import { parseCalibrationTable } from '../src/core/nvdla/calibrate/table';
 import { compileNvdla } from '../src/core/nvdla/compile';
+import { readWeights } from '../src/core/nvdla/network/caffe-files';
+import { encodeSyntheticCaffemodel } from '../src/core/nvdla/network/synthetic-weights';
 import { seededRandom } from '../src/core/random';
 import { floatForward } from '../test/support/dla/float-reference';
 import { fixtureDeploy, fixtureWeights, synthetic } from '../test/support/nvdla/fixtures';
 import { goldenBytes } from '../test/support/nvdla/golden';
-import { batchOnePrototxt, caffemodelBytes, readNet } from './support/caffe-net';
+import { netCase, semanticDigest } from '../test/support/nvdla/nets';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -53,6 +54,10 @@ interface Row {
   cpu: number;
   runs: number;
   engine: string;
+  /** the first output tensor of the last run (item 0 and the rest), and how many values its op slots saturated */
+  output: Float32Array;
+  outputName: string;
+  saturated: number;
 }
 
 async function measure(name: string, bytes: Uint8Array, request: LoadableRunRequest, warmup: number, runs: number, kernels?: Kernels): Promise<Row> {
@@ -64,15 +69,16 @@ async function measure(name: string, bytes: Uint8Array, request: LoadableRunRequ
   for (let i = 1; i < warmup; i++) await service.run(request, hooks);
   const times: number[] = [];
   const cpu: number[] = [];
+  let last = first;
   for (let i = 0; i < runs; i++) {
     const c = process.cpuUsage();
     t = performance.now();
-    await service.run(request, hooks);
+    last = await service.run(request, hooks);
     times.push(performance.now() - t);
     const d = process.cpuUsage(c);
     cpu.push((d.user + d.system) / 1000);
   }
-  return { name, ops: first.slots.length, cold, warm: median(times), fastest: Math.min(...times), cpu: median(cpu), runs, engine: kernels ? 'TS + WebAssembly SIMD fp16 conv' : 'TypeScript' };
+  return { name, ops: first.slots.length, cold, warm: median(times), fastest: Math.min(...times), cpu: median(cpu), runs, engine: kernels ? 'TS + WebAssembly SIMD fp16 conv' : 'TypeScript', output: last.outputs[0]!.values, outputName: last.outputs[0]!.name, saturated: last.slots.reduce((n, x) => n + (x.output?.saturated ?? 0), 0) };
 }
 
 const rows: Row[] = [];
@@ -116,28 +122,56 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
   }
 }
 
-// ResNet-50 fp16: nvdla_compiler's loadable of seeded random weights, when the reference is there
-const nvdlaCompiler = process.env.NVDLA_COMPILER;
-let resnet = 'ResNet-50: not measured: set NVDLA_COMPILER to a built nvdla_compiler (NPU Studio\'s compiler does not compile it yet: BatchNorm pre-processing, the partial-height data split; no ResNet-50 loadable is kept in the repository).';
-if (nvdlaCompiler) {
-  const work = mkdtempSync(join(tmpdir(), 'dla-resnet50-'));
+// ResNet-50 fp16, seeded random weights: our compiler's loadable; nvdla_compiler's beside it when it is there
+const resnetNotes: string[] = [];
+{
+  const c = netCase('resnet-50-b1-nv_full-fp16-fast-math');
+  const caffemodel = encodeSyntheticCaffemodel(c.deploy.net, 1);
+  const ours = compileNvdla(c.deploy, readWeights(caffemodel, 'resnet50.caffemodel'), c.options);
+  if (!ours.bytes) throw new Error(`ResNet-50: ${ours.diagnostics.find((d) => d.severity === 'error')?.message}`);
+  const rnd = seededRandom(4);
+  const request: LoadableRunRequest = { input: { kind: 'values', file: 'random', values: Float32Array.from({ length: 3 * 224 * 224 }, () => -128 + 256 * rnd()) }, calibration: null };
+  const mb = (b: Uint8Array) => (b.length / 2 ** 20).toFixed(0);
+  const kernels = createNodeKernels();
   try {
-    const proto = 'test/fixtures/caffe/resnet-50/ResNet-50-deploy.prototxt';
-    writeFileSync(join(work, 'resnet50.prototxt'), batchOnePrototxt(readFileSync(proto, 'utf8')));
-    writeFileSync(join(work, 'resnet50.caffemodel'), caffemodelBytes(readNet(proto), 1));
-    execFileSync(nvdlaCompiler, ['--prototxt', 'resnet50.prototxt', '--caffemodel', 'resnet50.caffemodel', '--cprecision', 'fp16', '--configtarget', 'nv_full'], { cwd: work, stdio: 'pipe' });
-    const bytes = new Uint8Array(readFileSync(join(work, 'fast-math.nvdla')));
-    const rnd = seededRandom(4);
-    const request: LoadableRunRequest = { input: { kind: 'values', file: 'random', values: Float32Array.from({ length: 3 * 224 * 224 }, () => -128 + 256 * rnd()) }, calibration: null };
-    const kernels = createNodeKernels();
-    try {
-      rows.push(await measure(`ResNet-50 fp16 nv_full, batch 1 (nvdla_compiler, ${(bytes.length / 2 ** 20).toFixed(0)} MB)`, bytes, request, 1, 3, kernels));
-    } finally {
-      kernels.dispose();
+    const ourRow = await measure(`ResNet-50 fp16 nv_full, batch 1 (NPU Studio compiler, ${mb(ours.bytes)} MB)`, ours.bytes, request, 1, 3, kernels);
+    rows.push(ourRow);
+    resnetNotes.push(`ResNet-50 (our loadable): ${ourRow.saturated} output values of its op slots saturated at the fp16 range (random weights on an input in -128..128).`);
+    const nvdlaCompiler = process.env.NVDLA_COMPILER;
+    if (!nvdlaCompiler) resnetNotes.push("ResNet-50 from nvdla_compiler: not run (set NVDLA_COMPILER to a built nvdla_compiler to run its loadable beside ours and compare them).");
+    else {
+      const work = mkdtempSync(join(tmpdir(), 'dla-resnet50-'));
+      try {
+        writeFileSync(join(work, 'resnet50.prototxt'), c.prototxtText);
+        writeFileSync(join(work, 'resnet50.caffemodel'), caffemodel);
+        execFileSync(nvdlaCompiler, ['--prototxt', 'resnet50.prototxt', '--caffemodel', 'resnet50.caffemodel', ...c.args], { cwd: work, stdio: 'pipe' });
+        const theirs = new Uint8Array(readFileSync(join(work, 'fast-math.nvdla')));
+        const refRow = await measure(`ResNet-50 fp16 nv_full, batch 1 (nvdla_compiler, ${mb(theirs)} MB)`, theirs, request, 1, 3, kernels);
+        rows.push(refRow);
+        const a = ourRow.output;
+        const b = refRow.output;
+        let dot = 0;
+        let na = 0;
+        let nb = 0;
+        let worst = 0;
+        for (let k = 0; k < a.length; k++) {
+          dot += a[k]! * b[k]!;
+          na += a[k]! * a[k]!;
+          nb += b[k]! * b[k]!;
+          worst = Math.max(worst, Math.abs(a[k]! - b[k]!));
+        }
+        const cosine = na === 0 || nb === 0 ? (na === nb ? 1 : 0) : dot / Math.sqrt(na * nb);
+        const same = semanticDigest(ours.bytes) === semanticDigest(theirs);
+        resnetNotes.push(
+          `ResNet-50, our loadable against nvdla_compiler's on the same input: output '${ourRow.outputName}' cosine ${cosine.toFixed(6)}, largest difference ${worst.toExponential(2)} over ${a.length} values; ` +
+            `the two loadables are ${same ? 'the same in content (semanticDigest equal)' : 'different in content (semanticDigest differs)'}; saturated values ${ourRow.saturated} and ${refRow.saturated}.`,
+        );
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     }
-    resnet = '';
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    kernels.dispose();
   }
 }
 
@@ -147,4 +181,4 @@ console.log(`Node ${process.version}, ${cpus().length} cores, load average ${loa
 console.log('| loadable | ops | engines | first run ms | warm median ms (runs) | fastest warm ms | process CPU ms, warm median |');
 console.log('|---|---:|---|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.ops} | ${r.engine} | ${r.cold.toFixed(0)} | ${r.warm.toFixed(1)} (${r.runs}) | ${r.fastest.toFixed(1)} | ${r.cpu.toFixed(1)} |`);
-if (resnet) console.log(`\n${resnet}`);
+for (const note of resnetNotes) console.log(`\n${note}`);

@@ -17,6 +17,9 @@ import { calibrateCaffe } from './caffe-calibration';
 import { KERNELS_FROM_BYTES, inputValues, loadableRunPlan, loadableRunService } from './run-service';
 import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
+import { compileNvdla } from '../nvdla/compile';
+import { readDeploy, readWeights } from '../nvdla/network/caffe-files';
+import { encodeSyntheticCaffemodel } from '../nvdla/network/synthetic-weights';
 
 const require = createRequire(import.meta.url);
 /** MNIST digit `d` (the `mnist` package: 784 values in 0..1) */
@@ -249,4 +252,29 @@ describe('one service for the Run view, the CLI and the bench', () => {
     await expect(s.run({ input: { kind: 'random', seed: 1 }, calibration: null, hardware: 'nv_full' })).rejects.toThrow(/task 0 \(DLA\) op slot 1 \(SDP\): surface\.dst_data\.line_stride: line stride 192 is less than a line of 24 atoms of 32 bytes/);
     await expect(s.run({ input: { kind: 'random', seed: 1 }, calibration: null, hardware: 'nv_small' })).resolves.toMatchObject({ hardware: 'nv_small' });
   });
+});
+
+describe('a loadable our compiler writes, against the Caffe float pass', () => {
+  it('BatchNorm + Scale + ReLU + Eltwise (fp16 nv_full, seeded weights): both SDP outputs at cosine > 0.999 and above 40 dB', async () => {
+    const prototxt = new Uint8Array(readFileSync(join(FIXTURES, 'nvdla/oracle/small/bn-scale-relu.prototxt')));
+    const deploy = readDeploy(new TextDecoder().decode(prototxt), 'bn-scale-relu.prototxt');
+    const caffemodel = encodeSyntheticCaffemodel(deploy.net, 1);
+    const compile = compileNvdla(deploy, readWeights(caffemodel, 'bn-scale-relu.caffemodel'), { configtarget: 'nv_full', cprecision: 'fp16', profile: 'fast-math' });
+    expect(compile.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const service = loadableRunService(decodeTasks(read(compile.bytes!, 'bn-scale-relu.nvdla')));
+    const outcome = await service.run({ input: { kind: 'random', seed: 5 }, calibration: null });
+    expect(outcome.slots.filter((s) => s.engine === 'CONV').length).toBeGreaterThanOrEqual(2);
+    const files: SourceFile[] = [
+      { name: 'bn-scale-relu.prototxt', bytes: prototxt },
+      { name: 'bn-scale-relu.caffemodel', bytes: caffemodel },
+    ];
+    const caffe = await openDocument(files);
+    const cmp = await service.compare(serviceOf(caffe, 'run'), files);
+    // the batch-norms, scales and the eltwise sum are folded into SDP ops whose origins name them
+    expect(cmp.rows.map((r) => `${r.engine} ${r.layer}`)).toEqual(['SDP r1', 'SDP r2']);
+    expect(new Set(cmp.rows.flatMap((r) => r.layers))).toEqual(new Set(['c1', 'bn1', 's1', 'r1', 'c2', 'bn2', 's2', 'sum', 'r2']));
+    expect(cmp.rows.filter((r) => !(r.metrics.cosine > 0.999)).map((r) => `${r.layer} ${r.metrics.cosine}`)).toEqual([]);
+    expect(cmp.rows.filter((r) => !(r.metrics.snrDb > 40)).map((r) => `${r.layer} ${r.metrics.snrDb}`)).toEqual([]);
+    expect(cmp.rows.filter((r) => r.metrics.nonFinite > 0).map((r) => r.layer)).toEqual([]);
+  }, 60_000);
 });
