@@ -76,6 +76,14 @@ describe('npu-studio compile', () => {
     expect(io.stderr).toContain('Invalid target config');
   });
 
+  it('-o names a folder that is made when missing', async () => {
+    const io = capture();
+    const out = join(dir, 'not', 'yet');
+    expect(await compileCommand.run([...lenetArgs, '--cprecision', 'fp16', '-o', out], io)).toBe(0);
+    expect(readFileSync(join(out, 'fast-math.nvdla')).length).toBeGreaterThan(0);
+    expect(JSON.parse(readFileSync(join(out, 'fast-math.origins.json'), 'utf8')).loadable).toBe('fast-math.nvdla');
+  });
+
   it('a refused network: exit 1 with the layer and nvdla_compiler\'s reason; stages up to the failure', async () => {
     const io = capture();
     const stages = join(dir, 'prelu-stages');

@@ -112,6 +112,8 @@ export const compileCommand: Command = {
     const g = result.passes.at(-1)!.graph;
     const profile = result.resolved!.profile;
     const file = v.out ?? join(v.o ?? '.', `${profile.name}.nvdla`);
+    // -o names a folder to write into: made when missing, as --stages is (a missing folder was reported as 'no such file')
+    if (v.o !== undefined && v.out === undefined) mkdirSync(v.o, { recursive: true });
     writeFileSync(file, result.bytes!);
     // beside it, which Caffe layers each task's op slots came from (the studio's download writes the same)
     const sidecar = { ...originsSidecarOf(result)!, loadable: basename(file) };
