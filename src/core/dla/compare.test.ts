@@ -10,7 +10,7 @@ import { seededRandom } from '../random';
 import { floatForward } from '../../../test/support/dla/float-reference';
 import { synthetic } from '../../../test/support/nvdla/fixtures';
 import { bindInput, bindableTensors } from './bindings';
-import { compareSlots } from './compare';
+import { bandsLabel, compareSlots } from './compare';
 import { runLoadable } from './run';
 import { slotLayersOf } from './slot-layers';
 
@@ -70,4 +70,9 @@ describe('compareSlots: a layer split into bands of rows', () => {
     // only the CONV slots (accumulator streams) are left out
     expect(cmp.skipped.filter((s) => s.engine !== 'CONV')).toEqual([]);
   }, 60_000);
+
+  it('names the band slots in short', () => {
+    expect(bandsLabel([12, 13, 14, 15])).toBe('12-15 (4 bands)');
+    expect(bandsLabel([5, 7, 9])).toBe('5, 7, 9 (3 bands)');
+  });
 });

@@ -75,6 +75,13 @@ function itemOf(ref: ReferenceTensor, batch: number, size: number): Float32Array
   return ref.values.subarray(batch * size, (batch + 1) * size);
 }
 
+/** The op slots of a split layer in short: `12-15 (4 bands)`, or `3, 5, 9 (3 bands)` when not consecutive. */
+export function bandsLabel(slots: readonly number[]): string {
+  const consecutive = slots.every((s, i) => i === 0 || s === slots[i - 1]! + 1);
+  const list = consecutive && slots.length > 1 ? `${slots[0]}-${slots.at(-1)}` : slots.join(', ');
+  return `${list} (${slots.length} bands)`;
+}
+
 /** One band of a split layer: the slot, its float values (dequantised) and where it wrote them. */
 interface Band {
   run: SlotRun;
