@@ -68,7 +68,7 @@ const fmt = (v: number, digits = 4) => (Number.isFinite(v) ? v.toPrecision(digit
 
 function compareTable(rows: ComparisonRow[]): string {
   const head = ['layer', 'slot', 'engine', 'precision', 'max abs', 'relative', 'cosine', 'SNR dB', 'saturated'];
-  const lines = rows.map((r) => [r.layer, `${r.task}.${r.slot}`, r.engine, r.precision, fmt(r.metrics.maxAbs), fmt(r.metrics.relative), r.metrics.cosine.toFixed(5), Number.isFinite(r.metrics.snrDb) ? r.metrics.snrDb.toFixed(1) : 'inf', String(r.saturated)]);
+  const lines = rows.map((r) => [r.layer, r.bands ? `${r.task}.${r.bands.label}` : `${r.task}.${r.slot}`, r.engine, r.precision, fmt(r.metrics.maxAbs), fmt(r.metrics.relative), r.metrics.cosine.toFixed(5), Number.isFinite(r.metrics.snrDb) ? r.metrics.snrDb.toFixed(1) : 'inf', String(r.saturated)]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   return [head, ...lines].map((l) => l.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
@@ -173,7 +173,7 @@ export const runLoadableCommand: Command = {
           ...(comparison
             ? {
                 compiledAs: comparison.compiledAs,
-                compare: comparison.rows.map((r) => ({ layer: r.layer, task: r.task, slot: r.slot, engine: r.engine, precision: r.precision, maxAbs: r.metrics.maxAbs, relative: r.metrics.relative, cosine: r.metrics.cosine, snrDb: Number.isFinite(r.metrics.snrDb) ? r.metrics.snrDb : null, saturated: r.saturated })),
+                compare: comparison.rows.map((r) => ({ layer: r.layer, task: r.task, slot: r.slot, ...(r.bands ? { bands: r.bands.slots } : {}), engine: r.engine, precision: r.precision, maxAbs: r.metrics.maxAbs, relative: r.metrics.relative, cosine: r.metrics.cosine, snrDb: Number.isFinite(r.metrics.snrDb) ? r.metrics.snrDb : null, saturated: r.saturated })),
               }
             : {}),
         }) + '\n',

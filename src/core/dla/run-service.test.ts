@@ -277,4 +277,46 @@ describe('a loadable our compiler writes, against the Caffe float pass', () => {
     expect(cmp.rows.filter((r) => !(r.metrics.snrDb > 40)).map((r) => `${r.layer} ${r.metrics.snrDb}`)).toEqual([]);
     expect(cmp.rows.filter((r) => r.metrics.nonFinite > 0).map((r) => r.layer)).toEqual([]);
   }, 60_000);
+
+  it('a layer split into partial-height bands (fp16 nv_full): one row naming its band slots, the heatmaps of the whole stitched surface', async () => {
+    // conv2's input, 32 x 128 x 128 fp16 (1 MiB), does not fit nv_full's 512 KiB convolution buffer
+    const text = [
+      'name: "banded"',
+      'layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 3 dim: 128 dim: 128 } } }',
+      'layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }',
+      'layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }',
+      'layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }',
+      'layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" }',
+    ].join('\n');
+    const deploy = readDeploy(text, 'banded.prototxt');
+    const caffemodel = encodeSyntheticCaffemodel(deploy.net, 1);
+    const compile = compileNvdla(deploy, readWeights(caffemodel, 'banded.caffemodel'), { configtarget: 'nv_full', cprecision: 'fp16', profile: 'fast-math' });
+    expect(compile.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
+    const service = loadableRunService(decodeTasks(read(compile.bytes!, 'banded.nvdla')));
+    const outcome = await service.run({ input: { kind: 'random', seed: 3 }, calibration: null });
+    const files: SourceFile[] = [
+      { name: 'banded.prototxt', bytes: new TextEncoder().encode(text) },
+      { name: 'banded.caffemodel', bytes: caffemodel },
+    ];
+    const caffe = await openDocument(files);
+    const cmp = await service.compare(serviceOf(caffe, 'run'), files);
+    expect(cmp.rows.map((r) => r.layer)).toEqual(['relu1', 'relu2']);
+    const relu2 = cmp.rows[1]!;
+    const bandSlots = outcome.slots.filter((s) => s.engine === 'SDP').map((s) => s.slot).slice(1);
+    expect(bandSlots.length).toBeGreaterThan(1);
+    expect(relu2.bands?.slots).toEqual(bandSlots);
+    expect(relu2.bands?.label).toBe(`${bandSlots.join(', ')} (${bandSlots.length} bands)`);
+    expect(relu2.bands?.nodes).toEqual(bandSlots.map((slot) => outcome.slots.find((s) => s.slot === slot)!.node));
+    expect(relu2.shape).toEqual([32, 128, 128]);
+    expect(relu2.metrics.cosine).toBeGreaterThan(0.999);
+    expect(cmp.skipped.filter((s) => s.engine !== 'CONV')).toEqual([]);
+    const planes = service.comparePlanes(relu2.order, 5);
+    expect([planes.loadable.height, planes.loadable.width, planes.caffe.height]).toEqual([128, 128, 128]);
+    expect(planes.loadable.key).toMatch(/bands/);
+    const far: number[] = [];
+    planes.difference.values.forEach((v, i) => {
+      if (Math.abs(v) > 1e-2 * (1 + Math.abs(planes.caffe.values[i]!))) far.push(i);
+    });
+    expect(far.slice(0, 5)).toEqual([]);
+  }, 60_000);
 });

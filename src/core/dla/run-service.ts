@@ -62,8 +62,11 @@ interface LastRun {
   calibration: CalibrationScales | null;
   /** the float planes of the last comparison, by layer */
   reference: Map<string, ReferenceTensor> | null;
-  /** slot -> (layer compared with, scale) of the last comparison */
-  compared: Map<number, { layer: string; scale: number }>;
+  /**
+   * op order -> (layer compared with, scale) of the last comparison; for a layer split into
+   * bands (keyed by its last band) the stitched surface as floats and its C x H x W
+   */
+  compared: Map<number, { layer: string; scale: number; stitched?: { values: Float32Array; shape: [number, number, number]; label: string } }>;
 }
 
 /** EMU ops' output scale factors by the bindable int8 output tensor they write. */
@@ -414,7 +417,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
       const r = needRun();
       const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
       const { matchCompile } = await import('./slot-layers');
-      const { compareSlots } = await import('./compare');
+      const { bandsLabel, compareSlots } = await import('./compare');
       const { parseCalibrationTable } = await import('../nvdla/calibrate/table');
       const weightsFile = caffeFiles.find((f) => /\.caffemodel$/i.test(f.name));
       const deployFile = caffeFiles.find((f) => f !== weightsFile && !/\.caffemodel$/i.test(f.name));
@@ -434,7 +437,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
       const cmp = compareSlots({ run: r.result, mapping: matched.mapping, reference: (layer) => ref.layers.get(layer), scale });
       const byPlace = new Map(matched.mapping.map((m) => [`${m.task}:${m.slot}`, m]));
       r.reference = ref.layers;
-      r.compared = new Map(cmp.rows.map((row) => [row.order, { layer: row.layer, scale: row.scale }]));
+      r.compared = new Map(cmp.rows.map((row) => [row.order, { layer: row.layer, scale: row.scale, ...(row.bands ? { stitched: { values: row.bands.values, shape: [row.channel, row.height, row.width] as [number, number, number], label: bandsLabel(row.bands.slots) } } : {}) }]));
       const rows: ComparisonRow[] = cmp.rows.map((row) => ({
         order: row.order,
         task: row.task,
@@ -444,6 +447,7 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
         unit: row.node,
         layer: row.layer,
         layers: byPlace.get(`${row.task}:${row.slot}`)?.layers ?? [row.layer],
+        ...(row.bands ? { bands: { slots: row.bands.slots, nodes: row.bands.slots.map((slot) => nodeOf.get(`${row.task}:${slot}`) ?? -1), label: bandsLabel(row.bands.slots) } } : {}),
         precision: row.precision,
         shape: [row.channel, row.height, row.width],
         scale: row.scale,
@@ -476,18 +480,21 @@ export function loadableRunService(d: DecodedLoadable): LoadableRunService {
       const c = r.compared.get(order);
       const ref = c ? r.reference?.get(c.layer) : undefined;
       if (!c || !ref || !s.output?.values) throw new FormatError({ kind: 'semantic', file, message: `op ${order} (${s.engine}) was not compared with a Caffe layer: compare the run first` });
-      const { channel: C, height: H, width: W } = s.output;
+      // a layer split into bands: the stitched surface (already floats), else the slot's own
+      const [C, H, W] = c.stitched?.shape ?? [s.output.channel, s.output.height, s.output.width];
       const size = C * H * W;
-      const got = Float32Array.from(s.output.values, (v) => v * c.scale);
+      const values = s.output.values;
+      const got = c.stitched ? c.stitched.values : Float32Array.from(values, (v) => v * c.scale);
+      const name = c.stitched ? `${s.engine} ${c.stitched.label}` : `${s.engine} slot ${s.slot}`;
       const want = ref.values.subarray(0, size);
       const diff = Float32Array.from(got, (v, i) => v - want[i]!);
       const p = planeShape(C, H, W);
       const shape = [C, H, W];
       try {
         return {
-          loadable: planeOf(`${s.engine} slot ${s.slot}`, shape, got, channel, p.height, p.width),
+          loadable: planeOf(name, shape, got, channel, p.height, p.width),
           caffe: planeOf(c.layer, shape, want.slice(), channel, p.height, p.width),
-          difference: planeOf(`${s.engine} slot ${s.slot} − ${c.layer}`, shape, diff, channel, p.height, p.width),
+          difference: planeOf(`${name} − ${c.layer}`, shape, diff, channel, p.height, p.width),
         };
       } catch (e) {
         if (e instanceof RangeError) throw new FormatError({ kind: 'semantic', file, message: e.message });

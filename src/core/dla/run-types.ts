@@ -160,6 +160,12 @@ export interface ComparisonRow {
   layer: string;
   /** every Caffe layer in the slot's origins */
   layers: string[];
+  /**
+   * a layer the compiler split into partial-height bands: the op slots that wrote them, in run
+   * order (`slot`, `order` and `node` are the last one's; `shape` is the whole layer's), their
+   * nodes in the op-slot graph, and them in short for a table: `12-15 (4 bands)`
+   */
+  bands?: { slots: number[]; nodes: number[]; label: string };
   precision: string;
   shape: [number, number, number];
   scale: number;

@@ -84,11 +84,25 @@ export interface SlotRun {
     /** CHW values in the surface's domain (int8 / int16 integers, fp16 values, CACC int32 / fp32); present when surfaces are captured */
     values: Float32Array | null;
     saturated: number;
+    /**
+     * where a DLA op wrote its surface (SDP, PDP, CDP to memory): the memory entry, the byte
+     * offset of its first element and its strides. Bands of one split layer write the same
+     * surface at offsets a whole number of lines apart (compare.ts stitches them by this).
+     */
+    place?: SurfacePlace;
   } | null;
   /** LUT use (SDP): hits per table and out-of-range samples */
   lut?: { le: number; lo: number; underflow: number; overflow: number };
   /** BDMA: bytes copied */
   bytes?: number;
+}
+
+/** A feature surface in memory: entry, byte offset of element (0, 0, 0), line and surface strides in bytes. */
+export interface SurfacePlace {
+  memId: number;
+  offset: number;
+  lineStride: number;
+  surfStride: number;
 }
 
 export interface OutputTensor {
@@ -184,16 +198,24 @@ function bindInputs(mem: DlaMemory, inputs: BoundInput[], file: string, warnings
   }
 }
 
-function record(slots: SlotRun[], base: Omit<SlotRun, 'order' | 'output'>, out: EngineOutput | null, capture: boolean): SlotRun {
+function record(slots: SlotRun[], base: Omit<SlotRun, 'order' | 'output'>, out: EngineOutput | null, capture: boolean, place: SurfacePlace | null = null): SlotRun {
   const run: SlotRun = {
     ...base,
     order: slots.length,
     output: out && out.channel > 0
-      ? { channel: out.channel, height: out.height, width: out.width, precision: out.precision, where: out.where, values: capture ? Float32Array.from(out.data) : null, saturated: out.saturated }
+      ? { channel: out.channel, height: out.height, width: out.width, precision: out.precision, where: out.where, values: capture ? Float32Array.from(out.data) : null, saturated: out.saturated, ...(place ? { place } : {}) }
       : null,
   };
   slots.push(run);
   return run;
+}
+
+/** where the op's `dst_data` cube lies (the engine has already resolved and bounds-checked it) */
+function surfacePlace(ctx: EngineContext, surface: NonNullable<DlaTask['slots'][number]['surface']>): SurfacePlace | null {
+  const dst = cubeOf(surface, 'dst_data');
+  if (!dst || (dst.type !== MEM_TYPE.MC && dst.type !== MEM_TYPE.CV)) return null;
+  const ref = ctx.mem.resolve(ctx.task, ctx.taskIndex, dst.address, dst.offset, 0, ctx.place, 'surface.dst_data.address');
+  return { memId: ref.memId, offset: ref.base, lineStride: dst.lineStride, surfStride: dst.surfStride };
 }
 
 async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: DlaHardware, options: DlaRunOptions, slots: SlotRun[], total: number, capture: boolean, file: string, now: () => number, warnings: DlaWarning[], cache: DlaRunCache | null): Promise<DlaRunResult['tasks'][number]> {
@@ -268,7 +290,7 @@ async function runDlaTask(t: DlaTask, d: DecodedLoadable, mem: DlaMemory, hw: Dl
           break;
       }
       order.push(s.slot);
-      const run = record(slots, { task: t.index, kind: 'DLA', slot: s.slot, engine: s.engine, ms: now() - t0, ...extra }, out, capture);
+      const run = record(slots, { task: t.index, kind: 'DLA', slot: s.slot, engine: s.engine, ms: now() - t0, ...extra }, out, capture, out?.where === 'memory' && s.opType >= 2 && s.opType <= 4 ? surfacePlace(ctx, s.surface!) : null);
       if (options.onProgress) await options.onProgress({ done: slots.length, total, task: t.index, slot: s.slot, engine: s.engine, ms: run.ms });
     });
   } catch (e) {

@@ -338,7 +338,7 @@ function Comparison({ doc, t, docs, theme }: { doc: Doc; t: RunLoadableTab; docs
             )}
             {worst && (
               <>
-                Worst layer: <b>{worst.layer}</b> ({worst.engine} slot {worst.slot}) at {formatMetric(worst.metrics.snrDb, 'snrDb')}.
+                Worst layer: <b>{worst.layer}</b> ({worst.engine} {worst.bands ? `slots ${worst.bands.label}` : `slot ${worst.slot}`}) at {formatMetric(worst.metrics.snrDb, 'snrDb')}.
               </>
             )}
             <span className="muted"> Matched by {c.matchedWith}.</span>
@@ -386,7 +386,7 @@ function Comparison({ doc, t, docs, theme }: { doc: Doc; t: RunLoadableTab; docs
                       {r.layers.length > 1 && <span className="muted"> ({r.layers.join(' + ')})</span>}
                     </td>
                     <td>
-                      {r.engine} {r.slot} <span className="muted">task {r.task}</span>
+                      {r.engine} {r.bands ? r.bands.label : r.slot} <span className="muted">task {r.task}</span>
                     </td>
                     <td className="mono">{r.shape.join('×')}</td>
                     <td>{r.precision}</td>
@@ -417,7 +417,7 @@ function Comparison({ doc, t, docs, theme }: { doc: Doc; t: RunLoadableTab; docs
               <div className="run-blob-controls">
                 <b>{pickedRow.layer}</b>
                 <span className="muted">
-                  {pickedRow.engine} slot {pickedRow.slot} · {pickedRow.shape.join('×')}
+                  {pickedRow.engine} {pickedRow.bands ? `slots ${pickedRow.bands.label}` : `slot ${pickedRow.slot}`} · {pickedRow.shape.join('×')}
                 </span>
                 {channels > 1 && (
                   <span className="stepper">

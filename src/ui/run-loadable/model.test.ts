@@ -35,6 +35,12 @@ describe('error colours', () => {
     expect(fills.map((f) => f !== null)).toEqual([false, true, false, true]);
     expect(fills[3]).toBe(errorColour(1, 'light'));
   });
+  it('op-slot graph: a layer split into bands colours every band slot', () => {
+    const banded = { ...row('conv2', 5, 5), bands: { slots: [3, 4, 5], nodes: [3, 4, 5], label: '3-5 (3 bands)' } };
+    const fills = slotErrorFills(7, [row('conv1', 1, 70), banded], 'light');
+    expect(fills.map((f) => f !== null)).toEqual([false, true, false, true, true, true, false]);
+    expect(fills[4]).toBe(errorColour(1, 'light'));
+  });
   it('Caffe graph: a box takes the worst error of the slots naming its layer (fused layers too)', () => {
     const fills = layerErrorFills(['data', 'ip1', 'relu1', 'ip2'], [row('relu1', 0, 70, ['ip1', 'relu1']), row('ip2', 1, 25), row('ip2', 2, 8)], 'light');
     expect(fills).toEqual([null, errorColour(0, 'light'), errorColour(0, 'light'), errorColour(1, 'light')]);

@@ -55,7 +55,8 @@ export function errorColour(bad: number, theme: 'light' | 'dark'): string {
 /** Fills of the op-slot graph (by node index): compared slots by their error, others left to the engine colours (null). */
 export function slotErrorFills(nodeCount: number, rows: readonly ComparisonRow[], theme: 'light' | 'dark'): (string | null)[] {
   const fills: (string | null)[] = new Array(nodeCount).fill(null);
-  for (const r of rows) if (r.node >= 0 && r.node < nodeCount) fills[r.node] = errorColour(badness(r), theme);
+  // a layer split into bands colours every band's op slot
+  for (const r of rows) for (const n of r.bands?.nodes ?? [r.node]) if (n >= 0 && n < nodeCount) fills[n] = errorColour(badness(r), theme);
   return fills;
 }
 
