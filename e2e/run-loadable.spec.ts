@@ -167,6 +167,10 @@ test.describe('running a loadable', () => {
     await expect(message).toContainText(/task 0 \(DLA\) op slot \d+ \(\w+\): common\.dependency_count: deadlock/, { timeout: 30_000 });
     await expect(message).toContainText('slot 4 (SDP): programmed, waiting for 7 more dependency event(s)');
     await page.screenshot({ path: screenshotPath('run-loadable-cannot-run'), fullPage: false });
+    // the long one-line alert is cut with an ellipsis: the page never grows wider than the window
+    // (it pushed the side panel and the top bar's right half off screen)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await expect(page.getByRole('button', { name: 'Commands' })).toBeInViewport();
     // nothing lost: the tab and its other views are still there
     await view(page, 'Tasks').click();
     await expect(page.getByRole('table', { name: 'Task 0 op slots' }).locator('tbody tr')).toHaveCount(10);
