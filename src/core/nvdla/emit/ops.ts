@@ -420,7 +420,8 @@ function sdpNodeOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: n
       break;
     }
     default:
-      throw new EmitError(`${node.name}: emitting ${node.engineOpType} is not implemented yet`);
+      // every SDP parameter kind is a case above (the type checker holds it: p is never here)
+      throw new EmitError(`${node.name}: an ${node.engineOpType} node reached the SDP emitter with parameters of another engine (an inconsistent engine graph, a compiler error)`);
   }
   return { kind: 'SDP', op, surface: s };
 }
@@ -530,7 +531,8 @@ export function emitDlaOp(ec: EmitContext, node: EngineNode, batch: number, surf
       desc = rubikOp(ec, node, batch, surfBase);
       break;
     default:
-      throw new EmitError(`${node.name}: emitting ${node.engineType} operations (${node.engineOpType}) is not implemented yet`);
+      // the engine graph makes no BDMA (memory copy) nodes; CPU, concat and split nodes are emitted elsewhere (EMU tasks, or no op at all)
+      throw new EmitError(`${node.name}: a ${node.engineType} node (${node.engineOpType}) cannot be a DLA op slot here: NPU Studio's compiler creates no BDMA operations, and other engines are not DLA ops (an inconsistent engine graph, a compiler error)`);
   }
   return { common, desc };
 }

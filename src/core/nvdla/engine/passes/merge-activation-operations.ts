@@ -12,9 +12,10 @@
  * Each removal re-walks the reordered graph from the node before the one just handled, as
  * upstream does. The kept node absorbs the removed node's origins (core/origin's absorb rule).
  *
- * Merges that combine weights (convolution with scale or batch-norm, bias with bias, bias with
- * scale into batch-norm, bias with batch-norm) are not implemented yet: those nodes stay
- * separate, which changes the op list of nets that have them (ResNet, MobileNet) under fast-math.
+ * Under fast-math (canMergeMathOps) it also merges what combines weights, as upstream does:
+ * convolution with scale or batch-norm (into the kernels and a new bias), bias with bias, bias
+ * with scale (into a batch-norm), bias with batch-norm, batch-norm with scale, batch-norm with
+ * bias (in place, or as scale + bias).
  */
 import { absorb } from '../../../origin';
 import type { Dims4 } from '../../network/model';

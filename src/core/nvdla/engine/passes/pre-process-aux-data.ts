@@ -12,9 +12,11 @@
  *
  * - A batch-norm's mean and variance become the SDP's add and multiply factors.
  *
- * Not implemented yet: strided deconvolution's rewrite into split + per-phase deconvolutions +
- * concat + rubik (`ConvCoreDeconvolutionOpNode::preProcessAuxData`), and the SDP-super variant;
- * graphs with those nodes are refused with a message saying so.
+ * - A deconvolution's weights go to KCRS and, when strided, the node is rewritten into
+ *   split + one stride-1 convolution per output phase + concat + rubik contract
+ *   (`ConvCoreDeconvolutionOpNode::preProcessAuxData`; engine/deconvolution.ts).
+ *
+ * SDP super ops do not exist yet at this pass (fuseSubEngineOps makes them later).
  */
 import { convertWtsToKCRS, splitDeconvolution } from '../deconvolution';
 import { EngineGraphEditor, downstreamDataNodes } from '../graph';
@@ -246,7 +248,8 @@ export const preProcessAuxDataPass: EnginePass = {
           processMeanAndVariance(g, ed, node, ctx, changes);
           continue;
         }
-        if (node.engineOpType === 'SDP_SUPER') throw new UnsupportedError(`${node.name}: SDP super-op pre-processing is not implemented yet`);
+        // super ops are made later (fuseSubEngineOps); one here means the passes ran out of order
+        if (node.engineOpType === 'SDP_SUPER') throw new UnsupportedError(`${node.name}: an SDP super op before fuseSubEngineOps: preProcessAuxData runs on the unfused graph (passes out of order)`);
         if (node.params.kind !== 'conv') continue;
         const p = node.params.conv;
         const inputTsd = surfaceById(g, ed.edge(node.inputEdges[0]!).surface!);

@@ -34,7 +34,7 @@ export const quantizeAuxDataPass: EnginePass = {
           const inScales = inEdge.tensor!.channelScales;
           const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
           const prec = surfaceFormat(aux.format).precision;
-          if (prec === 'INT8') throw new Error(`${node.name}: int8 bias data is not implemented (upstream's bias aux surface is INT16 for INT8)`);
+          if (prec === 'INT8') throw new Error(`${node.name}: an INT8 bias surface: the bias of an INT8 net is held in INT16, as upstream's (an inconsistent engine graph, a compiler error)`);
           if (prec !== 'INT16') continue;
           if (p.rawBiasData.type !== 'FLOAT') throw new Error(`${node.name}: can't scale bias data which is not FLOAT`);
           const filterScales = fusedConv && fusedConv.params.kind === 'conv' ? fusedConv.params.conv.filterScales : null;
