@@ -27,6 +27,7 @@ import {
   type RunLoadableTab,
 } from './state';
 import { selectNode } from '../actions';
+import { InputFileChooser } from '../run/InputFileChooser';
 import './run-loadable.css';
 
 export function RunLoadableView({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
@@ -103,7 +104,6 @@ export function RunLoadableView({ doc, theme }: { doc: Doc; theme: 'light' | 'da
 function InputForm({ tabId, t }: { tabId: string; t: RunLoadableTab }) {
   const plan = t.plan!;
   const first = plan.inputs[0]!;
-  const picker = useRef<HTMLInputElement>(null);
   const calibPicker = useRef<HTMLInputElement>(null);
   const set = (patch: Partial<RunLoadableTab>) => updateRunLoadable(tabId, patch);
   return (
@@ -122,24 +122,7 @@ function InputForm({ tabId, t }: { tabId: string; t: RunLoadableTab }) {
         ))}
       </div>
       {t.source !== 'random' && (
-        <div className="run-file">
-          <button type="button" onClick={() => picker.current?.click()}>
-            Choose {t.source === 'image' ? 'an image' : 'a .npy'}…
-          </button>{' '}
-          <span className={t.file ? 'mono' : 'muted'}>{t.file ? t.file.name : 'none chosen'}</span>
-          <input
-            ref={picker}
-            type="file"
-            hidden
-            data-testid="rl-input-file"
-            accept={t.source === 'image' ? '.png,.jpg,.jpeg,image/png,image/jpeg' : '.npy'}
-            onChange={(e) => {
-              const f = e.currentTarget.files?.[0];
-              if (f) setLoadableInputFile(tabId, { name: f.name, blob: f });
-              e.currentTarget.value = '';
-            }}
-          />
-        </div>
+        <InputFileChooser source={t.source} file={t.file} emptyText="none chosen" fileNameClass="mono" testId="rl-input-file" onChoose={(f) => setLoadableInputFile(tabId, f)} />
       )}
       {t.source === 'image' && (
         <div className="run-fields">

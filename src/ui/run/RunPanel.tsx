@@ -1,7 +1,8 @@
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
 import type { PanelSubject } from '../panels/subject';
 import { cancelRun, ensurePlan, setRunInputFile, showBlob, startRun, updateRun, useRuns, type InputSource, type RunTab } from './state';
 import { Heatmap, fmt } from './Heatmap';
+import { InputFileChooser } from './InputFileChooser';
 import './run.css';
 
 /**
@@ -68,7 +69,6 @@ export function RunPanel({ subject }: { subject: PanelSubject }) {
 function InputForm({ tabId, t }: { tabId: string; t: RunTab }) {
   const plan = t.plan!;
   const first = plan.inputs[0];
-  const picker = useRef<HTMLInputElement>(null);
   if (!first) return <p className="muted">The net has no input to feed.</p>;
   const source = (s: InputSource) => updateRun(tabId, { source: s });
   return (
@@ -94,24 +94,7 @@ function InputForm({ tabId, t }: { tabId: string; t: RunTab }) {
         </label>
       </div>
       {t.source !== 'random' && (
-        <div className="run-file">
-          <button type="button" onClick={() => picker.current?.click()}>
-            Choose {t.source === 'image' ? 'an image' : 'a .npy'}…
-          </button>{' '}
-          <span className={t.file ? '' : 'muted'}>{t.file ? t.file.name : 'or drop one on the page'}</span>
-          <input
-            ref={picker}
-            type="file"
-            hidden
-            data-testid="run-input-file"
-            accept={t.source === 'image' ? '.png,.jpg,.jpeg,image/png,image/jpeg' : '.npy'}
-            onChange={(e) => {
-              const f = e.currentTarget.files?.[0];
-              if (f) setRunInputFile(tabId, { name: f.name, blob: f });
-              e.currentTarget.value = '';
-            }}
-          />
-        </div>
+        <InputFileChooser source={t.source} file={t.file} emptyText="or drop one on the page" fileNameClass="" testId="run-input-file" onChoose={(f) => setRunInputFile(tabId, f)} />
       )}
       {t.source === 'image' && (
         <div className="run-fields">
