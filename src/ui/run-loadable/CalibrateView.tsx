@@ -25,6 +25,7 @@ import {
   useRunLoadable,
 } from './state';
 import './run-loadable.css';
+import { CaffeModelSelect } from './CaffeModelSelect';
 
 const METHODS = [
   { value: 'max', label: 'max (absmax / 127)' },
@@ -69,16 +70,7 @@ export function CalibrateView({ doc }: { doc: Doc }) {
           <fieldset className="run-input" disabled={!!t.calibrating}>
             <legend>Inputs</legend>
             <div className="run-actions">
-              <label>
-                Caffe model{' '}
-                <select aria-label="Caffe model to calibrate from" value={t.caffeTab ?? ''} onChange={(e) => void setCaffeTab(doc.id, e.currentTarget.value || null)}>
-                  {caffes.map((d) => (
-                    <option key={d.id} value={d.id}>
-                      {d.title}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <CaffeModelSelect caffes={caffes} value={t.caffeTab} label="Caffe model to calibrate from" onChange={(id) => void setCaffeTab(doc.id, id)} />
               <button type="button" onClick={() => picker.current?.click()}>
                 Add images or .npy…
               </button>

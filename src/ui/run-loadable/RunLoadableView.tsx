@@ -29,6 +29,7 @@ import {
 import { selectNode } from '../actions';
 import { InputFileChooser } from '../run/InputFileChooser';
 import './run-loadable.css';
+import { CaffeModelSelect } from './CaffeModelSelect';
 
 export function RunLoadableView({ doc, theme }: { doc: Doc; theme: 'light' | 'dark' }) {
   const t = useRunLoadable((s) => s.tabs[doc.id]);
@@ -286,16 +287,7 @@ function Comparison({ doc, t, docs, theme }: { doc: Doc; t: RunLoadableTab; docs
         <p className="muted">Open the Caffe model this loadable was compiled from (its .prototxt with the .caffemodel) to compare every op slot with the float forward pass.</p>
       ) : (
         <div className="run-actions">
-          <label>
-            Caffe model{' '}
-            <select aria-label="Caffe model to compare with" value={t.caffeTab ?? ''} onChange={(e) => void setCaffeTab(doc.id, e.currentTarget.value || null)}>
-              {caffes.map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.title}
-                </option>
-              ))}
-            </select>
-          </label>
+          <CaffeModelSelect caffes={caffes} value={t.caffeTab} label="Caffe model to compare with" onChange={(id) => void setCaffeTab(doc.id, id)} />
           <button type="button" disabled={t.comparing || !t.caffeTab} onClick={() => void compareWithCaffe(doc.id)}>
             {t.comparing ? 'Comparing…' : 'Compare'}
           </button>
