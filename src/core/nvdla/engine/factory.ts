@@ -10,7 +10,29 @@ import type { CompileProfile } from '../profiles';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError } from './graph';
 import { floatBlob } from './weights';
-import { disabledSubEngine, subEngine, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode, type SDPSubEngineParams } from './model';
+import { disabledSubEngine, subEngine, type ConvCoreParams, type EngineNode, type EngineTensor, type SDPCommonParams, type SDPMode, type SDPSubEngineParams } from './model';
+
+/** What a convolution node starts with before the passes set it (weights not yet translated,
+ * no conversions, no banks, no split): shared by the factory's nodes and the split's bands. */
+export function convStateDefaults(): Omit<ConvCoreParams, 'convMode' | 'hasBiasTerm' | 'weightDims' | 'topLeftPadding' | 'bottomRightPadding' | 'paddingValue' | 'stride' | 'dilation' | 'numGroups' | 'rawWeights'> {
+  return {
+    dlaWeights: null,
+    filterScales: [],
+    postExtension: 0,
+    inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
+    outTruncate: 0,
+    praTruncate: 0,
+    allottedDataBanks: 0,
+    allottedWeightBanks: 0,
+    reuseData: false,
+    reuseWeights: false,
+    releaseData: true,
+    releaseWeights: true,
+    batches: null,
+    splitData: null,
+    retainSlices: 0,
+  };
+}
 
 export function sdpCommon(): SDPCommonParams {
   return { x1: disabledSubEngine(), x2: disabledSubEngine(), y: disabledSubEngine(), convMode: 'DIRECT', numGroups: 1, outCVT: { scale: 1, truncate: 0, offset: 0, enable: false } };
@@ -89,21 +111,7 @@ export class NodeFactory {
         dilation: { ...p.dilation },
         numGroups: p.numGroups,
         rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
-        dlaWeights: null,
-        filterScales: [],
-        postExtension: 0,
-        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
-        outTruncate: 0,
-        praTruncate: 0,
-        allottedDataBanks: 0,
-        allottedWeightBanks: 0,
-        reuseData: false,
-        reuseWeights: false,
-        releaseData: true,
-        releaseWeights: true,
-        batches: null,
-        splitData: null,
-        retainSlices: 0,
+        ...convStateDefaults(),
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT')); // captureCanonicalWeights
@@ -125,21 +133,7 @@ export class NodeFactory {
         dilation: { h: 1, w: 1 },
         numGroups: 1,
         rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
-        dlaWeights: null,
-        filterScales: [],
-        postExtension: 0,
-        inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
-        outTruncate: 0,
-        praTruncate: 0,
-        allottedDataBanks: 0,
-        allottedWeightBanks: 0,
-        reuseData: false,
-        reuseWeights: false,
-        releaseData: true,
-        releaseWeights: true,
-        batches: null,
-        splitData: null,
-        retainSlices: 0,
+        ...convStateDefaults(),
       },
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));

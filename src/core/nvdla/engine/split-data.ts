@@ -16,6 +16,7 @@ import type { PassContext } from './graph-state';
 import type { EngineEdge, EngineNode, EngineNodeParams, EngineTensor, SplitDataInfo } from './model';
 import type { Dims4 } from '../network/model';
 import { UnsupportedError } from './errors';
+import { convStateDefaults } from './factory';
 import { GraphIndex } from './suggest';
 import { newSuggestions } from './graph-state';
 import { surfaceById } from './surfaces';
@@ -194,22 +195,9 @@ function newConvLike(ed: EngineGraphEditor, orig: EngineNode): { node: EngineNod
       dilation: { ...o.dilation },
       numGroups: o.numGroups,
       rawWeights: o.rawWeights,
-      dlaWeights: null,
       // what inheritParams does not copy stays at its default (the conversions were set before the split)
-      filterScales: [],
+      ...convStateDefaults(),
       postExtension: o.postExtension,
-      inputCVT: { scale: 1, truncate: 0, offset: 0, enable: false },
-      outTruncate: 0,
-      praTruncate: 0,
-      allottedDataBanks: 0,
-      allottedWeightBanks: 0,
-      reuseData: false,
-      reuseWeights: false,
-      releaseData: true,
-      releaseWeights: true,
-      batches: null,
-      splitData: null,
-      retainSlices: 0,
     },
   };
   const node = ed.addNode(prefix, orig.engineOpType, orig.canonicalNode, orig.origins, params);
