@@ -129,6 +129,11 @@ test.describe('layout defects (item 15)', () => {
       expect(r.bad, `the ${view} view`).toEqual([]);
       await shot(page, `loadable-${view}`);
     }
+    // the task table fits its pane at 1024 px: surfaces wrap under their names instead of the pane
+    // scrolling sideways (it was 961 px wide in a 736 px pane)
+    await page.locator('[data-view=tasks]').click();
+    const sideways = await page.locator('.lv-scroll').first().evaluate((e) => e.scrollWidth - e.clientWidth);
+    expect(sideways, 'the Tasks view scrolls sideways by this many pixels').toBeLessThanOrEqual(0);
     // the side panel's op slot: its descriptor tables
     await page.locator('[data-view=tasks]').click();
     await page.getByRole('table', { name: 'Task 0 op slots' }).locator('tr[data-node]').last().click();
