@@ -1,7 +1,8 @@
 /**
  * `npu-studio compile --prototxt P --caffemodel M [nvdla_compiler's options] [-o DIR] [--out FILE]
  * [--stages DIR]`: the NVDLA compiler over core/nvdla, with nvdla_compiler's option names and
- * real defaults (int8, fast-math, nv_full, batch from the prototxt, nhwc). The loadable goes to
+ * real defaults (int8, fast-math, nv_full, batch from the prototxt, nhwc), and one of NPU Studio's
+ * own (`--post-ext-weights`: the hardware's post-extended image weight layout or nvdla_compiler's). The loadable goes to
  * `--out FILE`, else `DIR/<profile>.nvdla` with `-o DIR`, else `./<profile>.nvdla` as
  * nvdla_compiler writes it (upstream's `-o` only names an empty wisdom folder). `--stages DIR`
  * writes every stage: `network.json`, `canonical.json`, `engine.json`, `passes/NN-<pass>.json`
@@ -32,6 +33,11 @@ const USAGE = `npu-studio compile --prototxt P --caffemodel M [options] [-o DIR]
   --quantizationMode <per-kernel|per-filter>        (default per-kernel)
   --batch N                                         (default: N of the prototxt)
   --informat <ncxhwx|nchw|nhwc>                     (default nhwc)
+  --post-ext-weights <csc|nvdla_compiler>           post-extended image weights (nv_full / nv_large image
+                                                    input): csc (default) lays them out as the hardware reads
+                                                    them; nvdla_compiler as it does, byte-identical to its
+                                                    loadables but wrong on the hardware where they differ
+                                                    (e.g. LeNet conv1: a warning names the layer)
   -o DIR                                            write DIR/<profile>.nvdla (default ./<profile>.nvdla)
   --out FILE                                        write the loadable to FILE
                                                     (and beside it <name>.origins.json: op slots -> Caffe layers)
@@ -65,6 +71,7 @@ export const compileCommand: Command = {
           quantizationMode: { type: 'string' },
           batch: { type: 'string' },
           informat: { type: 'string' },
+          'post-ext-weights': { type: 'string' },
           o: { type: 'string', short: 'o' },
           out: { type: 'string' },
           stages: { type: 'string' },
@@ -84,6 +91,7 @@ export const compileCommand: Command = {
       ...(v.configtarget !== undefined ? { configtarget: v.configtarget } : {}),
       ...(v.quantizationMode !== undefined ? { quantizationMode: v.quantizationMode } : {}),
       ...(v.informat !== undefined ? { informat: v.informat } : {}),
+      ...(v['post-ext-weights'] !== undefined ? { postExtWeights: v['post-ext-weights'] } : {}),
       ...(v.batch !== undefined ? { batch: atoi(v.batch) } : {}),
       calibtable: v.calibtable !== undefined ? parseCalibrationTable(readFileSync(v.calibtable, 'utf8'), basename(v.calibtable)) : null,
     };

@@ -77,13 +77,13 @@ export function* compileNvdlaSteps(deploy: CaffeDeploy, weights: CaffeWeights, o
     result.resolved = resolveOptions(options);
   } catch (e) {
     if (e instanceof NvdlaOptionError) {
-      result.diagnostics.push({ severity: 'error', stage: 'options', message: `--${e.option}: ${e.message}` });
+      result.diagnostics.push({ severity: 'error', stage: 'options', message: `--${optionFlag(e.option)}: ${e.message}` });
       return result;
     }
     throw e;
   }
   const { profile, target, warnings } = result.resolved;
-  for (const w of warnings) result.diagnostics.push({ severity: 'warning', stage: 'options', message: `--${w.option}: ${w.message}` });
+  for (const w of warnings) result.diagnostics.push({ severity: 'warning', stage: 'options', message: `--${optionFlag(w.option)}: ${w.message}` });
   result.reached = 'options';
 
   yield at('network');
@@ -110,7 +110,11 @@ export function* compileNvdlaSteps(deploy: CaffeDeploy, weights: CaffeWeights, o
     yield at(pass.name);
     try {
       const r = pass.run(graph, ctx);
-      result.diagnostics.push(...r.diagnostics);
+      // a pass knows a node's Caffe layer by index: name it as the network's sources do
+      for (const d of r.diagnostics) {
+        const layer = d.layer === undefined && d.layerIndex !== undefined ? net.network.sources.find((x) => x.id === d.layerIndex)?.name : undefined;
+        result.diagnostics.push(layer !== undefined ? { ...d, layer } : d);
+      }
       result.passes.push({ name: pass.name, graph: r.graph, changes: r.changes });
       graph = r.graph;
     } catch (e) {
@@ -133,6 +137,9 @@ export function* compileNvdlaSteps(deploy: CaffeDeploy, weights: CaffeWeights, o
   result.reached = 'emit';
   return result;
 }
+
+/** the command-line spelling of an option (nvdla_compiler's own keep theirs; NPU Studio's are kebab-case) */
+const optionFlag = (o: keyof NvdlaCompileOptions): string => (o === 'postExtWeights' ? 'post-ext-weights' : o);
 
 /** a pass or emit that threw: what it said, naming the step; a JS runtime error is flagged as a compiler bug */
 function failure(stage: NvdlaDiagnostic['stage'], step: string, e: unknown): NvdlaDiagnostic {

@@ -2,7 +2,9 @@
  * nvdla_compiler's command-line options with its real defaults and quirks (nvdla.md section 12;
  * `umd/apps/compiler/main.cpp`, `GenerateTest.cpp`): the same option names serve the CLI and the
  * compile form. `resolveOptions` turns them into the profile and target configuration the
- * compiler runs with, plus warnings where upstream silently does something surprising.
+ * compiler runs with, plus warnings where upstream silently does something surprising. One option
+ * is NPU Studio's own: `--post-ext-weights` (`postExtWeights`) chooses between the post-extended
+ * image weight layout the hardware reads (the default) and nvdla_compiler's (byte-identical to it).
  */
 import type { CalibrationTable } from './calibrate/table';
 import { namedProfile, type CompileProfile, type QuantizationMode } from './profiles';
@@ -24,7 +26,17 @@ export interface NvdlaCompileOptions {
   batch: number;
   /** --informat: ncxhwx | nchw | nhwc (default nhwc) */
   informat: string;
+  /**
+   * --post-ext-weights (not an nvdla_compiler option): csc | nvdla_compiler (default csc). How the weights of an
+   * image-input convolution with channel post-extension (nv_full / nv_large) are laid out: `csc` as the
+   * convolution buffer reads them, so the hardware computes the network's convolution; `nvdla_compiler` as
+   * nvdla_compiler writes them (byte-identical loadables, but where atomic C / pre-extended channels is not the
+   * extension factor, e.g. LeNet's conv1, the hardware multiplies input rows by the wrong kernel rows)
+   */
+  postExtWeights: string;
 }
+
+export const POST_EXT_WEIGHT_LAYOUTS = ['csc', 'nvdla_compiler'] as const;
 
 /** `defaultTestAppArgs` of nvdla_compiler. */
 export const DEFAULT_OPTIONS: NvdlaCompileOptions = {
@@ -35,6 +47,7 @@ export const DEFAULT_OPTIONS: NvdlaCompileOptions = {
   quantizationMode: '',
   batch: 0,
   informat: 'nhwc',
+  postExtWeights: 'csc',
 };
 
 export interface OptionMessage {
@@ -137,6 +150,12 @@ export function resolveOptions(partial: Partial<NvdlaCompileOptions> = {}): Reso
   const outSurface = surfaceFormatOfPixelFormat(x8 ? 'FEATURE_X8' : 'FEATURE', precision);
   if (!outSurface) throw new NvdlaOptionError('configtarget', `cannot determine the output surface format FEATURE_X8 at compute precision ${precision}`);
   profile.networkOutputSurfaceFormat = outSurface;
+
+  const layout = options.postExtWeights.toLowerCase();
+  if (layout !== 'csc' && layout !== 'nvdla_compiler') {
+    throw new NvdlaOptionError('postExtWeights', `'${options.postExtWeights}' is not csc (the layout the hardware reads, the default) or nvdla_compiler (its byte-identical layout)`);
+  }
+  profile.imgPostExtWeightLayout = layout === 'csc' ? 'CSC' : 'NVDLA_COMPILER';
 
   if (!Number.isInteger(options.batch)) throw new NvdlaOptionError('batch', `--batch takes a whole number, not ${options.batch}`);
   if (options.batch > 0) profile.multiBatchSize = options.batch;

@@ -9,6 +9,7 @@ import type { DataFormat, SurfacePrecision } from './surface';
 export const PROFILE_NAMES = ['basic', 'default', 'performance', 'fast-math'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
+export type ImgPostExtWeightLayout = 'CSC' | 'NVDLA_COMPILER';
 export type TensorScalingMode = 'NONE' | 'PER_TENSOR' | 'PER_CHANNEL';
 export type QuantizationMode = 'NONE' | 'PER_KERNEL' | 'PER_FILTER';
 
@@ -36,6 +37,13 @@ export interface CompileProfile {
   /** 0: take N from the network input */
   multiBatchSize: number;
   canIMGPostChnlExtend: boolean;
+  /**
+   * how post-extended image weights are laid out (not an upstream profile setting; `--post-ext-weights`):
+   * 'CSC' as the convolution buffer reads them (`ext` consecutive kernel rows a stripe), 'NVDLA_COMPILER'
+   * as nvdla_compiler writes them (`atomic C / channels` rows apart: byte-identical to it, wrong on the hardware
+   * where that is not `ext`; engine/weights.ts `postChnlExtWtsForIMG`)
+   */
+  imgPostExtWeightLayout: ImgPostExtWeightLayout;
   computePrecision: SurfacePrecision;
   tensorScalingMode: TensorScalingMode;
   quantizationMode: QuantizationMode;
@@ -73,6 +81,7 @@ export function constructorProfile(name: string): CompileProfile {
     localCVSRAMSize: 2 ** 20,
     multiBatchSize: 0,
     canIMGPostChnlExtend: true,
+    imgPostExtWeightLayout: 'CSC',
     computePrecision: 'FP16',
     tensorScalingMode: 'NONE',
     quantizationMode: 'NONE',

@@ -21,7 +21,7 @@ import { parseCalibrationTable, type CalibrationTable } from './calibrate/table'
 import { compileNvdla, compileNvdlaSteps, type NvdlaCompileResult } from './compile';
 import type { EngineGraph, TensorSurfaceDesc } from './engine/model';
 import type { CaffeDeploy, CaffeWeights } from './network/caffe-input';
-import { DEFAULT_OPTIONS, type NvdlaCompileOptions } from './options';
+import { DEFAULT_OPTIONS, POST_EXT_WEIGHT_LAYOUTS, type NvdlaCompileOptions } from './options';
 import { TARGET_NAMES } from './targets';
 import { canonicalGraphView, engineGraphView, type NvdlaGraphView } from './view';
 
@@ -49,6 +49,14 @@ export const COMPILE_OPTION_SPECS: readonly CompileOptionSpec[] = [
   { name: 'quantizationMode', label: 'quantization', kind: 'choice', choices: ['', 'per-kernel', 'per-filter'], default: DEFAULT_OPTIONS.quantizationMode, help: '--quantizationMode: none given means per-kernel for int8' },
   { name: 'batch', label: 'batch', kind: 'int', choices: [], default: DEFAULT_OPTIONS.batch, help: "--batch: 0 (the default) takes N from the prototxt's input shape" },
   { name: 'informat', label: 'input format', kind: 'choice', choices: ['nhwc', 'nchw', 'ncxhwx'], default: DEFAULT_OPTIONS.informat, help: '--informat: nhwc by default (an image format: the input is widened to its channel count)' },
+  {
+    name: 'postExtWeights',
+    label: 'post-extended weights',
+    kind: 'choice',
+    choices: [...POST_EXT_WEIGHT_LAYOUTS],
+    default: DEFAULT_OPTIONS.postExtWeights,
+    help: "--post-ext-weights (NPU Studio's own): how an image-input convolution's post-extended weights are laid out on nv_full / nv_large. csc (default): as the hardware reads them; nvdla_compiler: as it writes them, byte-identical to its loadable but wrong on the hardware where the two differ (e.g. LeNet conv1; a warning names the layer)",
+  },
 ];
 
 export const COMPILE_DEFAULTS: CompileOptionValues = {
@@ -58,6 +66,7 @@ export const COMPILE_DEFAULTS: CompileOptionValues = {
   quantizationMode: DEFAULT_OPTIONS.quantizationMode,
   batch: DEFAULT_OPTIONS.batch,
   informat: DEFAULT_OPTIONS.informat,
+  postExtWeights: DEFAULT_OPTIONS.postExtWeights,
 };
 
 

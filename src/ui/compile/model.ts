@@ -154,6 +154,8 @@ export function slotLayers(o: OriginsSidecar | null): SlotLayers {
 export function optionText(name: string, value: string | number): string {
   if (name === 'quantizationMode' && value === '') return 'none (per-kernel)';
   if (name === 'batch' && value === 0) return '0 (from the prototxt)';
+  if (name === 'postExtWeights' && value === 'csc') return 'csc (as the hardware reads them)';
+  if (name === 'postExtWeights' && value === 'nvdla_compiler') return "nvdla_compiler (its bytes, wrong rows)";
   return String(value);
 }
 

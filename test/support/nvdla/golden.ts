@@ -48,7 +48,8 @@ export function goldenCase(name: string): GoldenCase {
   const deploy =
     net === 'cifar10quick' ? fixtureDeploy('caffe/cifar10-quick/cifar10_quick.prototxt') : batch === '1' ? fixtureDeploy('nvdla/golden/lenet_n1.prototxt') : fixtureDeploy('nvdla/lenet/lenet.prototxt');
   const weights = net === 'cifar10quick' ? fixtureWeights('caffe/cifar10-quick/cifar10_quick_iter_5000.caffemodel') : fixtureWeights('nvdla/lenet/lenet_iter_10000.caffemodel');
-  const options: Partial<NvdlaCompileOptions> = { configtarget: target!, cprecision: precision!, profile: profile! };
+  // nvdla_compiler wrote them: its post-extended image weight layout (NPU Studio's default is the one the hardware reads)
+  const options: Partial<NvdlaCompileOptions> = { configtarget: target!, cprecision: precision!, profile: profile!, postExtWeights: 'nvdla_compiler' };
   if (calib) options.calibtable = parseCalibrationTable(readFileSync(join(FIXTURES, 'nvdla/golden/lenet_calib_example.json'), 'utf8'), 'lenet_calib_example.json');
   const c = { name, deploy, weights, options };
   cache.set(name, c);

@@ -9,6 +9,7 @@
  */
 import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
+import type { ImgPostExtWeightLayout } from '../profiles';
 
 export type BlobType = 'FLOAT' | 'HALF' | 'INT16' | 'INT8';
 
@@ -180,8 +181,52 @@ interface Limits {
 }
 const L = (start: number, limit: number): Limits => ({ start, limit });
 
-/** `postChnlExtWtsForIMG`: rows grouped by the extension factor, in CONV's atom order; null if not possible */
-export function postChnlExtWtsForIMG(d: WeightDims, src: WeightBlob, factor: number, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number): WeightBlob | null {
+/**
+ * How far apart nvdla_compiler puts the kernel rows of one post-extension stripe
+ * (`execWtTrnsOpsForIMGPostCE`: FULL_ROWS_PER_GROUP = atomic C / pre-extended channels). The CSC reads
+ * a stripe as `factor` consecutive rows, so the two layouts agree only where this equals the factor.
+ */
+export const nvdlaCompilerPostExtRowsApart = (atomicC: number, channels: number): number => Math.floor(atomicC / channels);
+
+/**
+ * The kernel row whose weights sit, in nvdla_compiler's post-extended layout, where the CSC reads
+ * row p (p = 0 .. R - 1), or -1 where that layout holds no row of this kernel there.
+ *
+ * The CSC reads super atoms of `ext` rows, stripe s holding rows s x ext .. s x ext + ext - 1
+ * (cmod NV_NVDLA_csc.cpp: input line `kernel_atom x post_y_extension`, weights contiguous per
+ * stripe). nvdla_compiler (WeightTranslationUnit.h, execWtTrnsOpsForIMGPostCE) writes stripe s
+ * from rows s x FULL_ROWS_PER_GROUP + j, FULL_ROWS_PER_GROUP = floor(atomic C / channels), and the
+ * rows past the last full stripe from their own place. When floor(atomic C / channels) is not
+ * `ext`, rows are skipped and others repeated: LeNet's conv1 on nv_full (20 pre-extended
+ * channels, atomic C 64, ext 2) uses rows 0, 1, 3, 4, 4 for rows 0 .. 4.
+ */
+export function nvdlaCompilerPostExtRows(R: number, ext: number, channels: number, atomicC: number): number[] {
+  const fullRows = nvdlaCompilerPostExtRowsApart(atomicC, channels);
+  const fullStripes = Math.floor(R / ext);
+  const rows: number[] = [];
+  for (let p = 0; p < R; p++) {
+    const r = p < fullStripes * ext ? Math.floor(p / ext) * fullRows + (p % ext) : p;
+    rows.push(r < R ? r : -1);
+  }
+  return rows;
+}
+
+/**
+ * `postChnlExtWtsForIMG`: rows grouped by the extension factor, in CONV's atom order; null if not possible.
+ * `layout` 'CSC' puts `factor` consecutive kernel rows in a stripe, as the convolution buffer reads them;
+ * 'NVDLA_COMPILER' puts them `atomicC / channels` rows apart as nvdla_compiler does (byte-identical to it,
+ * and what the hardware reads wrongly wherever that is not `factor`: see `nvdlaCompilerPostExtRows`).
+ */
+export function postChnlExtWtsForIMG(
+  d: WeightDims,
+  src: WeightBlob,
+  factor: number,
+  rt: BlobType,
+  atomicK: number,
+  atomicC: number,
+  cbufWidth: number,
+  layout: ImgPostExtWeightLayout,
+): WeightBlob | null {
   if (factor === 1) return null;
   const s = d.width;
   const c = d.numChannels;
@@ -205,7 +250,11 @@ export function postChnlExtWtsForIMG(d: WeightDims, src: WeightBlob, factor: num
   const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
   const out = newLike(rt, total);
   const conv = converter(src.type, rt);
-  const fullRowsPerGroup = Math.floor(atomicC / d.numChannels);
+  // a stripe holds `rf` consecutive kernel rows: the CSC reads them so (cmod NV_NVDLA_csc.cpp, the RTL, nvdla/doc format.rst).
+  // nvdla_compiler writes them `atomicC / channels` rows apart (execWtTrnsOpsForIMGPostCE), which is right only when that
+  // equals `rf`; elsewhere its convolution skips and repeats kernel rows (a row past the kernel's last is read from the
+  // next channel's rows, as upstream's pointer arithmetic does).
+  const fullRowsPerGroup = layout === 'CSC' ? rf : nvdlaCompilerPostExtRowsApart(atomicC, c);
   let n = 0;
   for (const op of ops)
     for (let rg = op.rg.start; rg < op.rg.limit; rg++)

@@ -31,9 +31,10 @@ const GOLDEN: Record<string, Record<string, string>> = {
   'nv_full-int8-fast-math-calib': { 'tb-0': '9c8654987d596f4e', 'tb-2': '0a2002e7405d71e7', 'tb-3': 'e513d1efe51f4aba', 'tb-4': '67442606bb1351ad', 'tb-5': 'dfc6d0d7d1c7e5b9', 'tb-6': 'd3ff03d75410d0a6', 'tb-8': 'd25fa39dfaf6d0f0', 'tb-9': '5bb7f174f855c43b' },
 };
 
+/** the blobs with nvdla_compiler's post-extended image weight layout (the goldens are its loadables) unless `options` says otherwise */
 function blobsOf(options: Record<string, unknown>) {
   const { deploy, weights } = lenet();
-  const { graph, ctx } = engineFor(deploy, weights, { batch: 1, ...options });
+  const { graph, ctx } = engineFor(deploy, weights, { batch: 1, postExtWeights: 'nvdla_compiler', ...options });
   const g = runPasses(graph, ctx, [registerBuffersPass, preProcessAuxDataPass, mergeActivationOperationsPass, updateScalingFactorsPass, quantizeAuxDataPass, fuseOnTheFlyNodesPass, handleLowPrecisionConversionsPass, translateAuxDataPass]).at(-1)!;
   const out: Record<string, string> = {};
   for (const n of g.nodes) {
@@ -67,5 +68,21 @@ describe('aux-data passes on LeNet', () => {
     const calibtable = calib ? parseCalibrationTable(readFileSync(join(FIXTURES, 'nvdla/golden/lenet_calib_example.json'), 'utf8'), 'calib.json') : null;
     const { out } = blobsOf({ cprecision, profile, configtarget, calibtable });
     expect(out).toEqual(GOLDEN[`${configtarget}-${cprecision}-${profile}${calib ? '-calib' : ''}`]);
+  });
+
+  it.each([
+    ['fp16', 'nv_full', 'nv_full-fp16-fast-math'],
+    ['int8', 'nv_full', 'nv_full-int8-fast-math'],
+    ['int8', 'nv_large', 'nv_large-int8-fast-math'],
+  ])('%s %s, the default (CSC) post-extended layout: conv1 (tb-0) alone differs from the golden', (cprecision, configtarget, golden) => {
+    const { out } = blobsOf({ cprecision, configtarget, postExtWeights: 'csc' });
+    const want = GOLDEN[golden]!;
+    const differing = Object.keys(want).filter((k) => out[k] !== want[k]);
+    expect(differing).toEqual(['tb-0']);
+    expect(Object.keys(out)).toEqual(Object.keys(want));
+  });
+
+  it('int8 nv_small: no post-extension, so the default layout is the golden', () => {
+    expect(blobsOf({ configtarget: 'nv_small', postExtWeights: 'csc' }).out).toEqual(GOLDEN['nv_small-int8-fast-math']);
   });
 });

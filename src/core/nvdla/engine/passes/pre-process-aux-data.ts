@@ -6,7 +6,8 @@
  *   weights are quantised now (the channel extensions below need the final int8 values), then
  *   zero-padded to the image's channels and pre-extended (kernel width folded into channels),
  *   and, where the CONV atom allows, post-extended by 2 or 4 rows (the weights are then already
- *   in the engine's layout).
+ *   in the engine's layout: as the CSC reads them, or with `--post-ext-weights nvdla_compiler`
+ *   as nvdla_compiler writes them; where the two differ a warning names the layer).
  * - A grouped convolution becomes one convolution whose kernels see every input channel (zeros
  *   outside their group).
  *
@@ -23,10 +24,10 @@ import { EngineGraphEditor, downstreamDataNodes } from '../graph';
 import { orderedElements, refreshGraphState, type PassContext } from '../graph-state';
 import { defaultX1, sdpCommon } from '../factory';
 import type { EngineGraph, EngineNode } from '../model';
-import type { Dims4 } from '../../network/model';
+import type { Dims4, NvdlaDiagnostic } from '../../network/model';
 import { SurfaceError, surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
-import { computeBlobType, padGroupWeights, postChnlExtWtsForIMG, preChnlExtWtsForIMG, quantizeWeights, weightDims, zeroPadWtsForIMG } from '../weights';
+import { computeBlobType, nvdlaCompilerPostExtRows, nvdlaCompilerPostExtRowsApart, padGroupWeights, postChnlExtWtsForIMG, preChnlExtWtsForIMG, quantizeWeights, weightDims, zeroPadWtsForIMG } from '../weights';
 import { UnsupportedError } from '../errors';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
@@ -52,7 +53,7 @@ export function quantizeConvWeights(g: EngineGraph, ed: EngineGraphEditor, node:
   return true;
 }
 
-function processWtsForIMG(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges): void {
+function processWtsForIMG(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges, diagnostics: NvdlaDiagnostic[]): void {
   if (node.params.kind !== 'conv') return;
   const p = node.params.conv;
   const input = surfaceById(g, ed.edge(node.inputEdges[0]!).surface!);
@@ -98,11 +99,37 @@ function processWtsForIMG(g: EngineGraph, ed: EngineGraphEditor, node: EngineNod
     t.atomicKSize,
     t.atomicCSize,
     t.numConvBufEntryWidth,
+    ctx.profile.imgPostExtWeightLayout,
   );
   if (!post) return; // upstream warns and goes on without post-extension
   p.dlaWeights = post;
   p.postExtension = factor;
   changes.notes.push(`${node.name}: image weights post-extended by ${factor}`);
+  const apart = nvdlaCompilerPostExtRowsApart(t.atomicCSize, preChnls);
+  if (apart === factor) return; // both layouts are the same bytes
+  const R = aux.dims.h;
+  const rows = nvdlaCompilerPostExtRows(R, factor, preChnls, t.atomicCSize)
+    .map((r) => (r < 0 ? '?' : r))
+    .join(', ');
+  const misread = `the hardware reads a stripe as ${factor} consecutive kernel rows, so with nvdla_compiler's layout it multiplies input rows 0..${R - 1} by kernel rows ${rows}`;
+  const at = { stage: 'passes' as const, ...(node.origins.length ? { layerIndex: node.origins[0]! } : {}) };
+  if (ctx.profile.imgPostExtWeightLayout === 'CSC') {
+    changes.notes.push(`${node.name}: post-extended weights laid out as the CSC reads them (${factor} consecutive rows a stripe), not as nvdla_compiler does (${apart} rows apart)`);
+    diagnostics.push({
+      severity: 'warning',
+      ...at,
+      message: `${node.name}: image weights post-extended by ${factor} are laid out as the convolution buffer reads them (${factor} consecutive kernel rows a stripe), not ${apart} rows apart as nvdla_compiler lays them: this weight blob differs from nvdla_compiler's (--post-ext-weights nvdla_compiler writes its layout)`,
+      upstreamBehaviour: 'wrong-result',
+      studio: `${misread}; NPU Studio lays the rows out as the CSC reads them, so the convolution is the network's`,
+    });
+  } else {
+    diagnostics.push({
+      severity: 'warning',
+      ...at,
+      message: `${node.name}: image weights post-extended by ${factor} are laid out as nvdla_compiler lays them (--post-ext-weights nvdla_compiler: ${apart} rows apart a stripe): ${misread}, not the network's convolution`,
+      upstreamBehaviour: 'wrong-result',
+    });
+  }
 }
 
 function squashWeightGroups(g: EngineGraph, ed: EngineGraphEditor, node: EngineNode, changes: PassChanges): void {
@@ -237,7 +264,7 @@ function processDeconvolution(g: EngineGraph, ed: EngineGraphEditor, node: Engin
 export const preProcessAuxDataPass: EnginePass = {
   name: 'preProcessAuxData',
   run(input, ctx) {
-    return editCopy(input, (g, changes) => {
+    return editCopy(input, (g, changes, diagnostics) => {
       const ed = new EngineGraphEditor(g);
       for (const node of orderedElements(g).nodes) {
         if (node.engineOpType === 'CONVOLUTION_DECONV') {
@@ -257,7 +284,7 @@ export const preProcessAuxDataPass: EnginePass = {
         if (isIMG && (p.dilation.h > 1 || p.dilation.w > 1)) throw new SurfaceError('Dilation with image convolution is not supported');
         if (isIMG && quantizeConvWeights(g, ed, node, ctx)) changes.notes.push(`${node.name}: weights quantised to int8 (image convolution, before channel extension)`);
         if (p.numGroups !== 1) squashWeightGroups(g, ed, node, changes);
-        if (isIMG) processWtsForIMG(g, ed, node, ctx, changes);
+        if (isIMG) processWtsForIMG(g, ed, node, ctx, changes, diagnostics);
         if (!changes.changed.includes(node.id)) changes.changed.push(node.id);
       }
       refreshGraphState(g, ctx);
