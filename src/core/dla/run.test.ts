@@ -107,6 +107,27 @@ describe('fp16 against the float forward pass', () => {
     expect(rows[0]!.metrics.snrDb).toBeLessThan(20);
   });
 
+  it("LeNet nv_full (our compiler, the CSC's post-extended layout): every layer above 60 dB, the same class; no layout warning, where the golden gets one", async () => {
+    const compile = compileNvdla(lenetDeploy(), lenet().weights, { configtarget: 'nv_full', cprecision: 'fp16', profile: 'fast-math' });
+    const ours = read(compile.bytes!, 'lenet.nvdla');
+    const golden = read(goldenBytes('lenet-b1-nv_full-fp16-fast-math'), 'golden.nvdla');
+    for (const seed of [4, 5, 6]) {
+      const x = randomInput(784, seed);
+      const r = await run(ours, x, 1, null);
+      const rows = compareWithFloat(r, compile, lenetDeploy(), lenet().weights, x);
+      expect(rows.map((row) => row.layer)).toEqual(['conv1', 'pool1', 'conv2', 'pool2', 'relu1', 'ip2', 'prob']);
+      expect(below(rows, 60)).toEqual([]);
+      const ref = floatForward(lenetDeploy(), lenet().weights, x).get('prob')!.values;
+      expect(topK(outputValues(r.outputs[0]!, null, 'l').values, 1)[0]!.index).toBe(topK(ref, 1)[0]!.index);
+      expect(r.warnings.filter((w) => w.field === 'op.post_extension')).toEqual([]);
+      // the golden, run on the same input: conv1 far from the network (rows 0, 1, 3, 4, 4), and the model says why
+      const g = await run(golden, x, 1, null);
+      expect(compareWithFloat(g, compile, lenetDeploy(), lenet().weights, x)[0]!.metrics.snrDb).toBeLessThan(20);
+      const warned = g.warnings.filter((w) => w.field === 'op.post_extension').map((w) => w.message);
+      expect(warned).toEqual([expect.stringContaining('the weights are laid out as nvdla_compiler lays them, 3 rows apart a stripe (they repeat a kernel row wherever that layout does, 400 places), so the CSC multiplies input rows 0..4 by kernel rows 0, 1, 3, 4, 4')]);
+    }
+  });
+
   it('cifar10_quick nv_small (our compiler): exact up to the AVE pools, whose ceil-mode edge windows NVDLA divides by the whole kernel', async () => {
     const compile = compileNvdla(cifarDeploy(), cifarWeights(), { configtarget: 'nv_small', cprecision: 'fp16', profile: 'fast-math' });
     const l = read(compile.bytes!, 'cifar.nvdla');

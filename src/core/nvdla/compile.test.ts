@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileNvdla } from './compile';
 import { fixtureDeploy, lenet, synthetic } from '../../../test/support/nvdla/fixtures';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
+import { loadableDifferences, readLoadable } from '../../../test/support/nvdla/read-loadable';
 
 describe('compileNvdla', () => {
   it('LeNet with the default options: every pass in order, then the loadable nvdla_compiler writes', () => {
@@ -12,11 +13,37 @@ describe('compileNvdla', () => {
       'registerBuffers', 'preProcessAuxData', 'mergeActivationOperations', 'updateScalingFactors', 'quantizeAuxData', 'fuseOnTheFlyNodes', 'handleLowPrecisionConversions',
       'translateAuxData', 'reserveBuffers', 'splitNodes', 'fuseSubEngineOps', 'boundGraph', 'handleMultiBatch', 'generateDependencyParams', 'resolveMemory',
     ]);
-    // N=64 in this prototxt overridden by --batch 1: the same bytes as the N=1 golden
+    // N=64 in this prototxt overridden by --batch 1: the N=1 golden but for conv1's post-extended weights (blob tb-0),
+    // laid out as the hardware reads them, not as nvdla_compiler does
     const golden = goldenBytes('lenet-b1-nv_full-int8-fast-math');
     expect(r.bytes!.length).toBe(golden.length);
-    expect(r.bytes!.findIndex((v, i) => v !== golden[i])).toBe(-1);
+    expect(loadableDifferences(readLoadable(r.bytes!), readLoadable(golden))).toEqual([expect.stringMatching(/^blobs\["tb-0"\]\.data\[0\.\.\d+\] differ/)]);
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const layout = r.diagnostics.filter((d) => d.message.includes('post-extended'));
+    expect(layout.map((d) => [d.severity, d.stage, d.layer, d.upstreamBehaviour])).toEqual([['warning', 'passes', 'conv1', 'wrong-result']]);
+    expect(layout[0]!.message).toMatch(/not 3 rows apart as nvdla_compiler lays them: this weight blob differs from nvdla_compiler's \(--post-ext-weights nvdla_compiler writes its layout\)$/);
+    // with nvdla_compiler's layout: its bytes exactly, and a warning of what the hardware makes of them
+    const compat = compileNvdla(deploy, weights, { batch: 1, postExtWeights: 'nvdla_compiler' });
+    expect(compat.bytes!.length).toBe(golden.length);
+    expect(compat.bytes!.findIndex((v, i) => v !== golden[i])).toBe(-1);
+    expect(compat.diagnostics.filter((d) => d.message.includes('post-extended')).map((d) => [d.layer, d.message.replace(/^.*?kernel rows (\d[\d, ]*).*$/, '$1')])).toEqual([['conv1', '0, 1, 3, 4, 4']]);
+  });
+
+  it('--post-ext-weights takes csc or nvdla_compiler (any case); anything else is an option error spelled as the CLI spells it', () => {
+    const { deploy, weights } = lenet();
+    const r = compileNvdla(deploy, weights, { postExtWeights: 'cmod' });
+    expect(r.reached).toBeNull();
+    expect(r.diagnostics.map((d) => [d.severity, d.stage, d.message])).toEqual([
+      ['error', 'options', "--post-ext-weights: 'cmod' is not csc (the layout the hardware reads, the default) or nvdla_compiler (its byte-identical layout)"],
+    ]);
+  });
+
+  it('nv_small has no post-extension: no layout warning, the default is the golden', () => {
+    const { deploy, weights } = lenet();
+    const r = compileNvdla(deploy, weights, { batch: 1, configtarget: 'nv_small' });
+    expect(r.diagnostics.filter((d) => d.message.includes('post-extended'))).toEqual([]);
+    const golden = goldenBytes('lenet-b1-nv_small-int8-fast-math');
+    expect(r.bytes!.length === golden.length && r.bytes!.every((v, i) => v === golden[i])).toBe(true);
   });
 
   it('a pass that refuses the network: the error names the pass, the passes before it stay', () => {

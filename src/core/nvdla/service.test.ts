@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDocument, serviceOf } from '../document';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
-import { CANONICAL_GRAPH, ENGINE_GRAPH, passGraphId, type CompiledNet } from './service';
+import { CANONICAL_GRAPH, COMPILE_OPTION_SPECS, ENGINE_GRAPH, passGraphId, type CompiledNet } from './service';
 
 const file = (path: string) => ({ name: path.split('/').pop()!, bytes: new Uint8Array(readFileSync(join(FIXTURES, path))) });
 const LENET = [file('nvdla/golden/lenet_n1.prototxt'), file('nvdla/lenet/lenet_iter_10000.caffemodel')];
@@ -15,12 +15,13 @@ async function compileLenet(options = {}, calibration: { file: string; text?: st
 }
 
 describe('the compile view data of a Caffe document', () => {
-  it('LeNet with the defaults: the loadable nvdla_compiler writes, every stage as a graph, the pass timeline', async () => {
-    const c = await compileLenet();
+  it('LeNet with the defaults: the loadable nvdla_compiler writes (with its post-extended layout), every stage as a graph, the pass timeline', async () => {
+    const c = await compileLenet({ postExtWeights: 'nvdla_compiler' });
     const golden = goldenBytes('lenet-b1-nv_full-int8-fast-math');
     expect(c.bytes!.findIndex((v, i) => v !== golden[i])).toBe(-1);
     expect(c.bytes!.length).toBe(golden.length);
     const s = c.summary;
+    expect(s.options.postExtWeights).toBe('nvdla_compiler');
     expect(s.loadableName).toBe('fast-math.nvdla');
     expect(s.resolved).toMatchObject({ profile: 'fast-math', target: 'nv_full', precision: 'INT8', batch: 1 });
     expect(s.graphs.map((g) => g.id)).toEqual([CANONICAL_GRAPH, ENGINE_GRAPH, ...Array.from({ length: 15 }, (_, i) => passGraphId(i))]);
@@ -33,6 +34,19 @@ describe('the compile view data of a Caffe document', () => {
     expect(merge.removed).toEqual([{ id: 'n-8', name: 'sdp-scale-0', into: 'bias-2' }, { id: 'n-9', name: 'act-0', into: 'bias-2' }]);
     expect(merge.unioned).toEqual([{ id: 'n-7', name: 'bias-2', layers: ['ip1', 'relu1'] }]);
     expect(s.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('the default layout of post-extended weights: the summary says, naming conv1, that they differ from nvdla_compiler\'s, and the form offers both', async () => {
+    const c = await compileLenet();
+    const s = c.summary;
+    expect(s.options.postExtWeights).toBe('csc');
+    const w = s.diagnostics.filter((d) => d.message.includes('post-extended'));
+    expect(w.map((d) => [d.severity, d.layer])).toEqual([['warning', 'conv1']]);
+    expect(w[0]!.message).toContain('this weight blob differs from nvdla_compiler\'s (--post-ext-weights nvdla_compiler writes its layout)');
+    expect(COMPILE_OPTION_SPECS.find((o) => o.name === 'postExtWeights')).toMatchObject({ kind: 'choice', choices: ['csc', 'nvdla_compiler'], default: 'csc' });
+    const golden = goldenBytes('lenet-b1-nv_full-int8-fast-math');
+    expect(c.bytes!.length).toBe(golden.length);
+    expect(c.bytes!.findIndex((v, i) => v !== golden[i])).toBeGreaterThan(0);
   });
 
   it('origins join the three panes: conv1 is n-0 in the canonical graph and dc-conv-0 + bias-0 in the engine graph', async () => {
@@ -107,12 +121,12 @@ describe('the compile view data of a Caffe document', () => {
 
   it('a calibration table dropped with the net, or given as text, gives the calibrated golden; a bad one is a FormatError naming it', async () => {
     const table = file('nvdla/golden/lenet_calib_example.json');
-    const sidecar = await compileLenet({}, { file: table.name }, [table]);
+    const sidecar = await compileLenet({ postExtWeights: 'nvdla_compiler' }, { file: table.name }, [table]);
     const golden = goldenBytes('lenet-b1-nv_full-int8-fast-math-calib');
     expect(sidecar.summary.calibration).toBe(table.name);
     expect(sidecar.bytes!.length).toBe(golden.length);
     expect(sidecar.bytes!.findIndex((v, i) => v !== golden[i])).toBe(-1);
-    const given = await compileLenet({}, { file: 'x.json', text: new TextDecoder().decode(table.bytes) });
+    const given = await compileLenet({ postExtWeights: 'nvdla_compiler' }, { file: 'x.json', text: new TextDecoder().decode(table.bytes) });
     expect(given.bytes).toEqual(sidecar.bytes);
     await expect(compileLenet({}, { file: 'bad.json', text: '{ "data": ' })).rejects.toMatchObject({ info: { file: 'bad.json' } });
     await expect(compileLenet({}, { file: 'missing.json' })).rejects.toMatchObject({ info: { file: 'missing.json' } });

@@ -6,7 +6,7 @@ import { halfBits, toHalfValue } from '../half';
 import { PRECISION } from '../cube';
 import { DLA_CONFIGS, type DlaConfigName } from '../hardware';
 import { featureBytes, featureCube, opDesc, surfaceDesc, testContext, type StructValues } from '../testing';
-import { postExtensionRows, runConv } from './conv';
+import { postExtensionLayoutEvidence, postExtensionRows, runConv } from './conv';
 
 const CONV = 1;
 
@@ -275,6 +275,26 @@ describe('CONV: post-extension rows of nvdla_compiler', () => {
   it('names rows past the kernel', () => {
     expect(postExtensionRows(3, 2, 12, 64)).toEqual([0, 1, 2]);
     expect(postExtensionRows(6, 2, 12, 64)).toEqual([0, 1, 5, -1, -1, -1]);
+  });
+});
+
+describe('CONV: which layout wrote post-extended weights', () => {
+  // LeNet conv1 on nv_full: 20 kernels, 20 pre-extended channels, 5 rows, by 2; every pre-extended weight distinct
+  const K = 20;
+  const C = 20;
+  const R = 5;
+  const pre = Float32Array.from({ length: K * C * R }, (_, i) => ((i * 7919) % 1000) / 100 - 5);
+  it("nvdla_compiler's layout: the CSC sees row 4 twice (rows 0, 1, 3, 4, 4) in every kernel and channel, and no repeat disagrees", () => {
+    const rows = postExtensionRows(R, 2, C, 64);
+    const decoded = Float32Array.from({ length: K * C * R }, (_, i) => pre[Math.floor(i / R) * R + rows[i % R]!]!);
+    expect(postExtensionLayoutEvidence(decoded, K, C, R, 2, 64)).toEqual({ repeats: K * C, mismatches: 0 });
+  });
+  it("the CSC's layout (NPU Studio's compiler): the same places hold rows 3 and 4, which differ", () => {
+    expect(postExtensionLayoutEvidence(pre, K, C, R, 2, 64)).toEqual({ repeats: K * C, mismatches: K * C });
+  });
+  it('a blob whose repeats all fall past its end cannot tell', () => {
+    // one kernel of one channel, 64 rows apart: stripe 1 would read rows 64 and 65
+    expect(postExtensionLayoutEvidence(Float32Array.of(1, 2, 3, 4), 1, 1, 4, 2, 64)).toEqual({ repeats: 0, mismatches: 0 });
   });
 });
 

@@ -34,6 +34,7 @@ import { convert, roundShiftRight } from '../fixed';
 import { halfTable } from '../half';
 import { dlaWarning, type DlaWarning } from '../errors';
 import { fail, featureRef, num, type EngineContext, type EngineOutput, type Stream } from './context';
+import { nvdlaCompilerPostExtRows } from '../../nvdla/engine/weights';
 
 const FEATURE = 36;
 
@@ -190,27 +191,56 @@ export interface ConvResult {
 }
 
 /**
- * The kernel row whose weights sit, in nvdla_compiler's post-extended layout, where the CSC reads
- * row p (p = 0 .. R - 1), or -1 where the layout holds no row of this kernel.
- *
- * The CSC reads super atoms of `ext` rows, stripe s holding rows s x ext .. s x ext + ext - 1
- * (cmod NV_NVDLA_csc.cpp: input line `kernel_atom x post_y_extension`, weights contiguous per
- * stripe). nvdla_compiler (WeightTranslationUnit.h, execWtTrnsOpsForIMGPostCE) writes stripe s
- * from rows s x FULL_ROWS_PER_GROUP + j, FULL_ROWS_PER_GROUP = floor(atomic C / channels), and the
- * rows past the last full stripe from their own place. When floor(atomic C / channels) is not
- * `ext`, rows are skipped and others repeated: LeNet's conv1 on nv_full (20 pre-extended
- * channels, atomic C 64, ext 2) uses rows 0, 1, 3, 4, 4 for rows 0 .. 4.
+ * The kernel rows the CSC uses for rows 0 .. R - 1 when nvdla_compiler laid the weights out
+ * (-1: none of this kernel's); the layout itself is described at `nvdlaCompilerPostExtRows`
+ * (core/nvdla/engine/weights.ts, which writes it under `--post-ext-weights nvdla_compiler`).
  */
-export function postExtensionRows(R: number, ext: number, channels: number, atomicC: number): number[] {
-  const fullRows = Math.floor(atomicC / channels);
-  const fullStripes = Math.floor(R / ext);
-  const rows: number[] = [];
-  for (let p = 0; p < R; p++) {
-    const r = p < fullStripes * ext ? Math.floor(p / ext) * fullRows + (p % ext) : p;
-    rows.push(r < R ? r : -1);
-  }
-  return rows;
+export const postExtensionRows = nvdlaCompilerPostExtRows;
+
+/** What a post-extended weight blob shows of nvdla_compiler's layout (`postExtensionLayoutEvidence`). */
+export interface PostExtensionEvidence {
+  /** places that layout fills from a kernel value it also writes somewhere else */
+  repeats: number;
+  /** of those, places whose value differs from the other copy: that layout did not write this blob */
+  mismatches: number;
 }
+
+/**
+ * Whether post-extended weights were laid out as nvdla_compiler lays them, from the weights alone.
+ * `decoded` holds them as the CSC reads them, (k x C + c) x R + p for stripe row p. nvdla_compiler
+ * fills place (k, c, p) from pre-extended weight (k x C + c) x R + row(p) (row(p) =
+ * floor(p / ext) x atomicC / C + p mod ext in full stripes, p after them; past R it runs into the
+ * next channel's rows, as its pointer arithmetic does), so where it takes one weight twice both
+ * places hold the same value. LeNet's conv1 (rows 0, 1, 3, 4, 4) repeats row 4 of every kernel and
+ * channel. Weights laid out as the CSC reads them (NPU Studio's compiler) hold two different
+ * kernel rows there. No repeats: the blob cannot tell.
+ */
+export function postExtensionLayoutEvidence(decoded: Float32Array, K: number, C: number, R: number, ext: number, atomicC: number): PostExtensionEvidence {
+  const fullRows = Math.floor(atomicC / C);
+  const fullStripes = Math.floor(R / ext);
+  const total = K * C * R;
+  const first = new Map<number, number>();
+  let repeats = 0;
+  let mismatches = 0;
+  for (let kc = 0; kc < K * C; kc++)
+    for (let p = 0; p < R; p++) {
+      const row = p < fullStripes * ext ? Math.floor(p / ext) * fullRows + (p % ext) : p;
+      const from = kc * R + row;
+      if (from >= total) continue; // past the blob upstream reads memory we cannot know
+      const place = kc * R + p;
+      const seen = first.get(from);
+      if (seen === undefined) {
+        first.set(from, place);
+        continue;
+      }
+      repeats++;
+      if (!Object.is(decoded[seen], decoded[place])) mismatches++;
+    }
+  return { repeats, mismatches };
+}
+
+/** the layout evidence of decoded image weights, kept with them (the weight cache reuses the array across runs) */
+const layoutEvidence = new WeakMap<Float32Array, PostExtensionEvidence>();
 
 export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedStruct, options: ConvOptions = {}): ConvResult {
   const n = (p: string) => num(ctx, op, p, 'op');
@@ -314,16 +344,6 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
   if (isImage && postExtension > 0) {
     if (postExtension > 2) fail(ctx, 'corrupt', 'op.post_extension', `${postExtension}: the CSC extends by 2 (1) or 4 (2) lines`);
     if (kC > ctx.hw.atomicC) fail(ctx, 'corrupt', 'op.post_extension', `post-extension needs the ${kC} pre-extended channels to fit one atom of ${ctx.hw.atomicC}`);
-    const rows = postExtensionRows(R, 1 << postExtension, kC, ctx.hw.atomicC);
-    if (rows.some((r, p) => r !== p)) {
-      warnings.push(
-        dlaWarning(
-          ctx.place,
-          'op.post_extension',
-          `${postExtension} (${1 << postExtension} kernel rows a stripe) with ${kC} pre-extended channels on ${ctx.hw.name} (atomic C ${ctx.hw.atomicC}): nvdla_compiler lays such weights out ${Math.floor(ctx.hw.atomicC / kC)} rows apart per stripe, so if it wrote this loadable the CSC multiplies input rows 0..${R - 1} by kernel rows ${rows.map((r) => (r < 0 ? '?' : r)).join(', ')}: the convolution differs from the network's (an upstream layout bug; the model computes what the hardware would)`,
-        ),
-      );
-    }
   }
   // decoded weights are kept across runs while their memory holds what the loadable set
   const cacheable = ctx.cache !== null && ctx.mem.isPristine(wRef.memId);
@@ -331,6 +351,7 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
   let weights = cacheable ? ctx.cache!.weights.get(key) : undefined;
   if (!weights) {
     weights = isImage && postExtension > 0 ? decodePostExtendedWeights(wRef.buf, wRef.base, K, kC, R, eb, isInt, kernelsPerGroup, 1 << postExtension) : decodeDirectWeights(wRef.buf, wRef.base, K, kC, R, kS, eb, isInt, ctx.hw.atomicC, kernelsPerGroup);
+    const evidence = isImage && postExtension > 0 ? postExtensionLayoutEvidence(weights, K, kC, R, 1 << postExtension, ctx.hw.atomicC) : null;
     // image: pre-extended channel c' = s x C + c back to (c, s)
     if (isImage) {
       const S = kC / inC;
@@ -343,9 +364,30 @@ export function runConv(ctx: EngineContext, op: DecodedStruct, surface: DecodedS
         }
       weights = std;
     }
+    if (evidence) layoutEvidence.set(weights, evidence);
     if (cacheable) ctx.cache!.weights.set(key, weights);
   }
   if (isImage) geometry.S = kC / inC;
+  if (isImage && postExtension > 0) {
+    const ext = 1 << postExtension;
+    const rows = postExtensionRows(R, ext, kC, ctx.hw.atomicC);
+    const evidence = layoutEvidence.get(weights) ?? { repeats: 0, mismatches: 0 };
+    // the layouts differ, and the weights do not show the CSC's (a repeat that does not hold)
+    if (rows.some((r, p) => r !== p) && evidence.mismatches === 0) {
+      const apart = Math.floor(ctx.hw.atomicC / kC);
+      const misread = `the CSC multiplies input rows 0..${R - 1} by kernel rows ${rows.map((r) => (r < 0 ? '?' : r)).join(', ')}: the convolution differs from the network's (an upstream layout bug; the model computes what the hardware would)`;
+      warnings.push(
+        dlaWarning(
+          ctx.place,
+          'op.post_extension',
+          `${postExtension} (${ext} kernel rows a stripe) with ${kC} pre-extended channels on ${ctx.hw.name} (atomic C ${ctx.hw.atomicC}): ` +
+            (evidence.repeats > 0
+              ? `the weights are laid out as nvdla_compiler lays them, ${apart} rows apart a stripe (they repeat a kernel row wherever that layout does, ${evidence.repeats} places), so ${misread}. NPU Studio's compiler lays them out as the CSC reads them unless told --post-ext-weights nvdla_compiler`
+              : `nvdla_compiler lays such weights out ${apart} rows apart a stripe, and these weights cannot show which layout wrote them; if nvdla_compiler did, ${misread}`),
+        ),
+      );
+    }
+  }
 
   // ---- multiply-accumulate
   let acc: Float64Array;

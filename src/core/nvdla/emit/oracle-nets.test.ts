@@ -7,7 +7,9 @@
  * - 'identical': the same bytes;
  * - 'equivalent': the same content, only a pool's contents listed in another order (upstream
  *   keeps them in a set of pointers, i.e. heap-address order, which no other program reproduces);
- * - 'better': nvdla_compiler computes something wrong there; ours compiles, differing as `why` says;
+ * - 'better': nvdla_compiler computes something wrong there; ours compiles, differing as `why` says
+ *   (for POST_EXT: with `--post-ext-weights nvdla_compiler` ours is its bytes exactly, and by default
+ *   ours differs from that only in the post-extended convolution's weight blob);
  * - 'beyond': nvdla_compiler fails or never finishes; ours compiles (what it does instead is in `why`);
  * - 'refuses': both refuse the network, ours with a message matching `message` (nvdla_compiler's
  *   own, or ours naming the same cause).
@@ -16,16 +18,26 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileNvdla } from '../compile';
 import { netCase, oracleRecords, semanticDigest } from '../../../../test/support/nvdla/nets';
+import { loadableDifferences, readLoadable } from '../../../../test/support/nvdla/read-loadable';
 
-type Expect = { kind: 'identical' } | { kind: 'equivalent' } | { kind: 'better' | 'beyond'; why: string } | { kind: 'refuses'; message: RegExp };
+type Expect = { kind: 'identical' } | { kind: 'equivalent' } | { kind: 'better' | 'beyond'; why: string; postExtWeights?: 'tb-0' } | { kind: 'refuses'; message: RegExp };
 
 const DEPTHWISE = 'nvdla_compiler multiplies a depthwise convolution\'s widened kernels by the batch-norm factors with the unwidened dims, so most of the blob keeps uninitialised memory (its output even differs run to run); ours scales every kernel';
+
+const POST_EXT: Expect = {
+  kind: 'better',
+  why: "conv1 (image input, 20 pre-extended channels) is post-extended by 2: nvdla_compiler writes a stripe's kernel rows 3 apart (64 / 20), so the hardware multiplies input rows 0..4 by kernel rows 0, 1, 3, 4, 4; ours lays them out as the CSC reads them",
+  postExtWeights: 'tb-0',
+};
 
 const LRN_INT8: Expect = { kind: 'refuses', message: /Couldn't narrow down to suitable SF/ };
 const SPLIT_WEIGHTS_AND_DATA: Expect = { kind: 'refuses', message: /splitWeightsAndData is not yet supported/ };
 const FC6 = 'fc6 is split by input channel into two convolutions whose partial sums are added';
 
 const EXPECT: Record<string, Expect> = {
+  'cifar10-quick-b1-nv_full-fp16-basic': POST_EXT,
+  'cifar10-quick-b1-nv_full-fp16-fast-math': POST_EXT,
+  'cifar10-quick-b1-nv_full-int8-fast-math': POST_EXT,
   'resnet-50-b1-nv_full-fp16-fast-math': { kind: 'equivalent' },
   'resnet-50-b1-nv_full-int8-fast-math': { kind: 'equivalent' },
   'resnet-50-b1-nv_small-int8-fast-math': { kind: 'equivalent' },
@@ -78,6 +90,12 @@ describe('real-size nets against the recorded nvdla_compiler loadables', () => {
       case 'better':
         expect(bytes.length).toBe(rec.bytes);
         expect(sha).not.toBe(rec.sha256);
+        if (want.postExtWeights) {
+          const compat = compileNvdla(c.deploy, c.weights, { ...c.options, postExtWeights: 'nvdla_compiler' }).bytes!;
+          expect({ bytes: compat.length, sha256: createHash('sha256').update(compat).digest('hex') }).toEqual({ bytes: rec.bytes, sha256: rec.sha256 });
+          const diff = loadableDifferences(readLoadable(bytes), readLoadable(compat));
+          expect(diff).toEqual([expect.stringMatching(new RegExp(`^blobs\\["${want.postExtWeights}"\\]\\.data\\[\\d+\\.\\.\\d+\\] differ`))]);
+        }
         break;
       case 'beyond':
         expect(rec.sha256).toBeNull();
