@@ -31,11 +31,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const lenetArgs = ['--prototxt', join(FIX, 'golden/lenet_n1.prototxt'), '--caffemodel', join(FIX, 'lenet/lenet_iter_10000.caffemodel')];
 
 describe('npu-studio compile', () => {
-  it("writes nvdla_compiler's loadable byte for byte, and every stage with --stages", async () => {
+  it("writes nvdla_compiler's loadable byte for byte (--post-ext-weights nvdla_compiler), and every stage with --stages", async () => {
     const io = capture();
     const stages = join(dir, 'stages');
     const out = join(dir, 'lenet.nvdla');
-    expect(await compileCommand.run([...lenetArgs, '--stages', stages, '--out', out], io)).toBe(0);
+    expect(await compileCommand.run([...lenetArgs, '--stages', stages, '--out', out, '--post-ext-weights', 'nvdla_compiler'], io)).toBe(0);
     // the defaults are nvdla_compiler's real ones: int8, fast-math, nv_full
     expect(Buffer.compare(readFileSync(out), readFileSync(join(FIX, 'golden/lenet-b1-nv_full-int8-fast-math.nvdla')))).toBe(0);
     expect(io.stdout).toContain(`wrote ${out} (446352 bytes) and ${join(dir, 'lenet.origins.json')}`);
@@ -65,6 +65,24 @@ describe('npu-studio compile', () => {
     expect(network.layers).toHaveLength(8);
     // upstream's warning about the widened image input, with nvdla_compiler's own words
     expect(io.stderr).toContain('nvdla_compiler: Prototxt #chnls (C = 1) != Profile #chnls for input (NVDLA_IMG_A8B8G8R8: C = 4)');
+  });
+
+  it("by default conv1's post-extended weights are laid out as the hardware reads them: only those bytes differ, and stderr says so naming the layer", async () => {
+    const io = capture();
+    const out = join(dir, 'csc.nvdla');
+    expect(await compileCommand.run([...lenetArgs, '--out', out], io)).toBe(0);
+    const ours = readFileSync(out);
+    const golden = readFileSync(join(FIX, 'golden/lenet-b1-nv_full-int8-fast-math.nvdla'));
+    expect(ours.length).toBe(golden.length);
+    const differ = [...ours.keys()].filter((i) => ours[i] !== golden[i]);
+    // within conv1's weight blob (tb-0: 2,000 bytes): stripe 1, rows 2 and 3 where nvdla_compiler put rows 3 and 4
+    expect(differ.length).toBeGreaterThan(0);
+    expect(differ.at(-1)! - differ[0]!).toBeLessThan(800);
+    expect(io.stderr).toMatch(/warning \[passes\] layer 'conv1': dc-conv-0: image weights post-extended by 2 are laid out as the convolution buffer reads them .*--post-ext-weights nvdla_compiler writes its layout/);
+    const bad = capture();
+    await expect(compileCommand.run([...lenetArgs, '--out', out, '--post-ext-weights', 'rtl'], bad)).resolves.toBe(1);
+    expect(bad.stderr).toContain("--post-ext-weights: 'rtl' is not csc");
+    expect(compileCommand.usage).toContain('--post-ext-weights <csc|nvdla_compiler>');
   });
 
   it('fp16 with nvdla_compiler option names; opendla-* warns', async () => {
