@@ -29,6 +29,11 @@ test.describe('compile for NVDLA', () => {
     await expect(view.getByTestId('compile-status')).toContainText('fast-math · nv_full · INT8 · batch 64');
     // nvdla_compiler's warning about the widened image input, in its own words
     await expect(view.getByTestId('compile-diagnostics')).toContainText('nvdla_compiler says: Prototxt #chnls (C = 1) != Profile #chnls');
+    // conv1's post-extended weights: laid out as the hardware reads them, not as nvdla_compiler does (one line naming the layer)
+    const layout = view.getByTestId('compile-diagnostics').locator('li', { hasText: 'post-extended by 2' });
+    await expect(layout).toContainText("layer 'conv1'");
+    await expect(layout).toContainText('this weight blob differs from nvdla_compiler');
+    await expect(view.getByRole('combobox', { name: 'postExtWeights' })).toHaveValue('csc');
 
     const caffe = view.getByRole('region', { name: 'Caffe graph' });
     const canonical = view.getByRole('region', { name: 'Canonical graph' });
@@ -143,6 +148,9 @@ test.describe('compile for NVDLA', () => {
     await find.fill('bias-0');
     await find.press('Enter');
     await expect(engine.locator('.compile-find')).toContainText('1/1');
+    // nvdla_compiler's post-extended layout, chosen in the form: the warning says what the hardware makes of it
+    await view.getByRole('combobox', { name: 'postExtWeights' }).selectOption('nvdla_compiler');
+    await expect(view.getByTestId('compile-diagnostics').locator('li', { hasText: 'post-extended by 2' })).toContainText('kernel rows 0, 1, 3, 4, 4', { timeout: 30_000 });
     await view.getByRole('combobox', { name: 'configtarget' }).selectOption('opendla-large');
     await expect(view.getByTestId('compile-diagnostics')).toContainText("'opendla-large' is not a target configuration nvdla_compiler knows", { timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('compile-options') });

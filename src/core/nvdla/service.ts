@@ -51,7 +51,7 @@ export const COMPILE_OPTION_SPECS: readonly CompileOptionSpec[] = [
   { name: 'informat', label: 'input format', kind: 'choice', choices: ['nhwc', 'nchw', 'ncxhwx'], default: DEFAULT_OPTIONS.informat, help: '--informat: nhwc by default (an image format: the input is widened to its channel count)' },
   {
     name: 'postExtWeights',
-    label: 'post-extended weights',
+    label: 'post-ext weights',
     kind: 'choice',
     choices: [...POST_EXT_WEIGHT_LAYOUTS],
     default: DEFAULT_OPTIONS.postExtWeights,
