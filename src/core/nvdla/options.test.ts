@@ -84,4 +84,21 @@ describe('nvdla_compiler options', () => {
     expect(resolveOptions({ batch: -3 }).profile.multiBatchSize).toBe(0);
     expect([atoi('12'), atoi(' 7x'), atoi('abc'), atoi('-2'), atoi('')]).toEqual([12, 7, 0, -2, 0]);
   });
+
+  it("--post-ext-weights (NPU Studio's own): csc by default, nvdla_compiler for its bytes, any case; anything else refused naming the option", () => {
+    expect(DEFAULT_OPTIONS.postExtWeights).toBe('csc');
+    expect(resolveOptions().profile.imgPostExtWeightLayout).toBe('CSC');
+    expect(resolveOptions({ postExtWeights: 'NVDLA_Compiler' }).profile.imgPostExtWeightLayout).toBe('NVDLA_COMPILER');
+    expect(resolveOptions({ postExtWeights: 'CSC' }).profile.imgPostExtWeightLayout).toBe('CSC');
+    // a named profile does not choose it
+    expect(namedProfile('basic').imgPostExtWeightLayout).toBe('CSC');
+    let e: unknown;
+    try {
+      resolveOptions({ postExtWeights: 'rtl' });
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(NvdlaOptionError);
+    expect([(e as NvdlaOptionError).option, (e as NvdlaOptionError).message]).toEqual(['postExtWeights', "'rtl' is not csc (the layout the hardware reads, the default) or nvdla_compiler (its byte-identical layout)"]);
+  });
 });

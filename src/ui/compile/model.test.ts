@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../core/graph/model';
 import type { CompileSummary, MemoryPlan, OriginsSidecar, PassStep } from '../../worker/api';
-import { engineEdgeStyle, layerNames, nodesWithOrigins, originsFileName, planRects, relatedNodes, slotLayers, stepColours, stepOutlines } from './model';
+import { engineEdgeStyle, layerNames, nodesWithOrigins, optionText, originsFileName, planRects, relatedNodes, slotLayers, stepColours, stepOutlines } from './model';
 
 const graphInfo = (id: string, origins: number[][]) => ({ id, name: id, stats: { nodes: origins.length, edges: 0 }, origins, edgeKinds: [] });
 // LeNet's shape: Caffe conv1 (1), pool1 (2), ip1 with relu1 folded (5, 6); canonical n-0..; engine dc-conv-0, bias-0, pdp-0, fc-0, bias-2 (fused: 5, 6)
@@ -62,5 +62,12 @@ describe('compile view model', () => {
     expect(l.byLayer.get(6)).toEqual(['0:1']);
     expect(slotLayers(null).bySlot.size).toBe(0);
     expect(originsFileName('fast-math.nvdla')).toBe('fast-math.origins.json');
+  });
+});
+
+describe('option texts of the compile form', () => {
+  it('say what the post-extended weight layouts are, and leave other values as they are', () => {
+    expect([optionText('postExtWeights', 'csc'), optionText('postExtWeights', 'nvdla_compiler')]).toEqual(['csc (as the hardware reads them)', 'nvdla_compiler (its bytes, wrong rows)']);
+    expect([optionText('quantizationMode', ''), optionText('batch', 0), optionText('profile', 'basic')]).toEqual(['none (per-kernel)', '0 (from the prototxt)', 'basic']);
   });
 });
