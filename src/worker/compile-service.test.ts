@@ -26,15 +26,16 @@ beforeAll(async () => {
 describe('compile in the model worker', () => {
   it("the form: nvdla_compiler's options with their real defaults, the JSON files of the set as calibration tables", async () => {
     const f = await service.compileForm(caffe);
-    expect(f.defaults).toEqual({ profile: 'fast-math', cprecision: 'int8', configtarget: 'nv_full', quantizationMode: '', batch: 0, informat: 'nhwc' });
-    expect(f.specs.map((s) => s.name)).toEqual(['profile', 'cprecision', 'configtarget', 'quantizationMode', 'batch', 'informat']);
+    expect(f.defaults).toEqual({ profile: 'fast-math', cprecision: 'int8', configtarget: 'nv_full', quantizationMode: '', batch: 0, informat: 'nhwc', postExtWeights: 'csc' });
+    expect(f.specs.map((s) => s.name)).toEqual(['profile', 'cprecision', 'configtarget', 'quantizationMode', 'batch', 'informat', 'postExtWeights']);
     expect(f.specs.find((s) => s.name === 'configtarget')!.choices).toContain('opendla-small');
     expect(f.calibrationFiles).toEqual(['lenet_calib_example.json']);
   });
 
   it('compiles with progress; the stage graphs and the loadable are documents the graph and loadable calls reach', async () => {
     const steps: CompileProgress[] = [];
-    const r = await service.compile(caffe, { options: {}, calibration: null, caffeGraphId: 'net' }, (p) => steps.push(p));
+    // nvdla_compiler's post-extended weight layout: its loadable byte for byte
+    const r = await service.compile(caffe, { options: { postExtWeights: 'nvdla_compiler' }, calibration: null, caffeGraphId: 'net' }, (p) => steps.push(p));
     if (!r.ok) throw new Error(r.error.message);
     // reading, every step of the core's compile (network ... each pass ... emit), opening the loadable, done
     expect(steps.map((s) => s.done)).toEqual(steps.map((_, i) => i));
