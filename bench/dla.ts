@@ -31,10 +31,9 @@ import { read } from '../src/core/loadable/read';
 import { parseCalibrationTable } from '../src/core/nvdla/calibrate/table';
 import { compileNvdla } from '../src/core/nvdla/compile';
 import { readWeights } from '../src/core/nvdla/network/caffe-files';
-import { encodeSyntheticCaffemodel } from '../src/core/nvdla/network/synthetic-weights';
 import { seededRandom } from '../src/core/random';
 import { floatForward } from '../test/support/dla/float-reference';
-import { fixtureDeploy, fixtureWeights, synthetic } from '../test/support/nvdla/fixtures';
+import { fixtureDeploy, fixtureWeights, synthetic, syntheticCaffemodel } from '../test/support/nvdla/fixtures';
 import { goldenBytes } from '../test/support/nvdla/golden';
 import { netCase, semanticDigest } from '../test/support/nvdla/nets';
 
@@ -126,7 +125,7 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
 const resnetNotes: string[] = [];
 {
   const c = netCase('resnet-50-b1-nv_full-fp16-fast-math');
-  const caffemodel = encodeSyntheticCaffemodel(c.deploy.net, 1);
+  const caffemodel = syntheticCaffemodel(c.deploy);
   const ours = compileNvdla(c.deploy, readWeights(caffemodel, 'resnet50.caffemodel'), c.options);
   if (!ours.bytes) throw new Error(`ResNet-50: ${ours.diagnostics.find((d) => d.severity === 'error')?.message}`);
   const rnd = seededRandom(4);

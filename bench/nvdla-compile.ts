@@ -25,9 +25,8 @@ import { performance } from 'node:perf_hooks';
 import { compileNvdla } from '../src/core/nvdla/compile';
 import { readDeploy, readWeights } from '../src/core/nvdla/network/caffe-files';
 import type { CaffeDeploy, CaffeWeights } from '../src/core/nvdla/network/caffe-input';
-import { encodeSyntheticCaffemodel } from '../src/core/nvdla/network/synthetic-weights';
 import type { NvdlaCompileOptions } from '../src/core/nvdla/options';
-import { FIXTURES, fixtureDeploy } from '../test/support/nvdla/fixtures';
+import { FIXTURES, fixtureDeploy, syntheticCaffemodel } from '../test/support/nvdla/fixtures';
 import { batch1Text, netCase, NET_PROTOTXTS } from '../test/support/nvdla/nets';
 import { readFileSync } from 'node:fs';
 
@@ -52,7 +51,7 @@ function fixtureCase(name: string, prototxt: string, caffemodel: string, options
 
 function netBench(name: string, tag: string, runs: number): Case {
   const c = netCase(tag);
-  return { name, deploy: c.deploy, prototxtText: c.prototxtText, caffemodel: encodeSyntheticCaffemodel(c.deploy.net, 1), options: c.options, args: c.args, runs };
+  return { name, deploy: c.deploy, prototxtText: c.prototxtText, caffemodel: syntheticCaffemodel(c.deploy), options: c.options, args: c.args, runs };
 }
 
 const LENET = ['nvdla/golden/lenet_n1.prototxt', 'nvdla/lenet/lenet_iter_10000.caffemodel'] as const;
@@ -82,7 +81,7 @@ const MiB = 1024 * 1024;
 function peakMemoryChild(): void {
   const text = batch1Text(readFileSync(join(FIXTURES, NET_PROTOTXTS[MEMORY_NET]!), 'utf8'));
   const deploy = readDeploy(text, `${MEMORY_NET}.prototxt`);
-  const file = encodeSyntheticCaffemodel(deploy.net, 1);
+  const file = syntheticCaffemodel(deploy);
   const weights = readWeights(file, `${MEMORY_NET}.caffemodel`);
   const before = process.memoryUsage().rss;
   let bytes = 0;

@@ -20,7 +20,6 @@ import { activationBytes, layerTypeCounts, parameterCount } from './net';
 import { caffeRunService } from './run-service';
 import type { CompileService } from '../format';
 import type { Graph } from '../graph/model';
-import type { CaffeDeploy, CaffeWeights } from '../nvdla/network/caffe-input';
 
 export const FIRST_VALUES = 64;
 export const HISTOGRAM_BINS = 32;
@@ -292,29 +291,26 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
 
 /**
  * `compile`: the NVDLA compiler (core/nvdla, loaded on the first compile) over the net file and
- * the weights file as nvdla_compiler reads them (no V0/V1 upgrade), with a calibration table
- * from the file set or given by the view.
+ * the weights file this document has read already, as nvdla_compiler reads them (the nets as
+ * written, no V0/V1 upgrade; the weights' values are views into the file), with a calibration
+ * table from the file set or given by the view. Nothing is parsed again for a compile.
  */
 function caffeCompileService(model: CaffeModel, files: SourceFile[], graph: (id: string) => Graph): CompileService {
-  let parsed: { deploy: CaffeDeploy; weights: CaffeWeights } | null = null;
   return {
     calibrationFiles: () => files.filter((f) => /\.json$/i.test(f.name)).map((f) => f.name),
     async compile(request, caffeGraphId, hooks) {
       const nvdla = await import('../nvdla/service');
-      const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
-      const netFile = files.find((f) => f.name === model.netFile.file);
-      if (!netFile || model.netFile.encoding !== 'text') {
+      const { deployOf, weightsOf } = await import('../nvdla/network/caffe-files');
+      if (model.netFile.encoding !== 'text') {
         throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles a deploy .prototxt with its .caffemodel: open the .prototxt together with the weights' });
       }
-      const weightsFile = model.weightsFile ? files.find((f) => f.name === model.weightsFile!.file) : undefined;
+      const weightsFile = model.weightsFile;
       if (!weightsFile) {
         throw new FormatError({ kind: 'unsupported', file: model.netFile.file, message: 'NVDLA compiles the net with its trained weights: drop the .caffemodel together with the .prototxt' });
       }
-      if (weightsFile.skeleton) throw new FormatError({ kind: 'unsupported', file: weightsFile.name, message: 'the weights are still being read; compile again in a moment' });
-      // the files of a document never change: read them for the first compile, keep them for the next ones (an option changed)
-      parsed ??= { deploy: readDeploy(new TextDecoder().decode(netFile.bytes), netFile.name), weights: readWeights(weightsFile.bytes, weightsFile.name) };
+      if (files.find((f) => f.name === weightsFile.file)?.skeleton) throw new FormatError({ kind: 'unsupported', file: weightsFile.file, message: 'the weights are still being read; compile again in a moment' });
       const calibration = nvdla.calibrationOf(request, files);
-      return nvdla.compileForViewStepwise(parsed.deploy, parsed.weights, request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), hooks);
+      return nvdla.compileForViewStepwise(deployOf(model.netFile), weightsOf(weightsFile), request, calibration, nvdla.caffeNodeNames(graph(caffeGraphId)), hooks);
     },
   };
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openCaffeModel } from './model';
-import { readPrototxt } from './read';
+import { BlobValues, messages } from './proto';
+import { readCaffemodel, readPrototxt } from './read';
 import { fnv1a64, generateCaffemodel, uniformValues } from './random-weights';
 
 const dir = 'test/fixtures/caffe/';
@@ -48,6 +49,23 @@ describe('seeded random caffemodel (gen_caffemodel.py in TypeScript)', () => {
     const bytes = generateCaffemodel(r.net, { seed: 7 });
     expect(bytes.length).toBe(size);
     expect(sha(bytes)).toBe(hash);
+  });
+
+  it("fill 'zeros': the same file layout with every value 0 and BatchNorm's moving-average factor 1", () => {
+    const net = 'resnet-50/ResNet-50-deploy.prototxt';
+    const v2 = readPrototxt(readFileSync(dir + net, 'utf8'), net).net;
+    const random = generateCaffemodel(v2, { seed: 3 });
+    const zeros = generateCaffemodel(v2, { seed: 3, fill: 'zeros' });
+    expect(zeros.length).toBe(random.length);
+    const read = readCaffemodel(zeros, 'z.caffemodel').net;
+    const nonZero: string[] = [];
+    for (const l of messages(read, 'layer'))
+      messages(l, 'blobs').forEach((b, j) => {
+        const v = (b.data as BlobValues).toFloat32();
+        const want = l.type === 'BatchNorm' && j === 2 ? 1 : 0;
+        if (v.length === 0 || v.some((x) => x !== want)) nonZero.push(`${String(l.name)}:${j}`);
+      });
+    expect(nonZero).toEqual([]);
   });
 
   it('generated weights merge into their deploy net with every layer matched', () => {

@@ -183,6 +183,11 @@ function concat(parts: Uint8Array[]): Uint8Array {
 export interface GenerateOptions {
   seed?: number;
   file?: string;
+  /**
+   * 'zeros': the same file with every value 0 (moving-average factors still 1), made without the
+   * generator's arithmetic: a fast stand-in where only the net's structure matters (tests)
+   */
+  fill?: 'random' | 'zeros';
 }
 
 /**
@@ -192,6 +197,7 @@ export interface GenerateOptions {
 export function generateCaffemodel(netParam: ProtoMessage, options: GenerateOptions = {}): Uint8Array {
   const seed = options.seed ?? 1;
   const file = options.file ?? 'net';
+  const zeros = options.fill === 'zeros';
   const net = buildNet(netParam, { file });
   const planned: PlannedLayer[] = [];
   for (const layer of net.layers) {
@@ -232,6 +238,7 @@ export function generateCaffemodel(netParam: ProtoMessage, options: GenerateOpti
       w.key(5, 2);
       w.varint(b.count * 4);
       if (b.kind === 'bn_factor') for (let i = 0; i < b.count; i++) w.view.setFloat32(w.pos + i * 4, 1, true);
+      else if (zeros) out.fill(0, w.pos, w.pos + b.count * 4);
       else {
         const [lo, hi] = valueRange(b.kind, b.shape);
         uniformValues(fnv1a64(`${seed}:${l.name}:${j}`), b.count, lo, hi, w.view, w.pos);

@@ -299,14 +299,15 @@ function upgradeInput(net: ProtoMessage, sources: SourceLocation[], inputSource:
   return out;
 }
 
+/** (layer entries are copied before they change: the input net's own messages stay as read) */
 function upgradeBatchNorm(net: ProtoMessage): boolean {
   let changed = false;
-  for (const l of messages(net, 'layer')) {
-    if (l.type === 'BatchNorm' && messages(l, 'param').length === 3) {
-      l.param = messages(l, 'param').map((p) => ({ ...p, lr_mult: 0, decay_mult: 0 }));
-      changed = true;
-    }
-  }
+  const layers = messages(net, 'layer').map((l) => {
+    if (l.type !== 'BatchNorm' || messages(l, 'param').length !== 3) return l;
+    changed = true;
+    return { ...l, param: messages(l, 'param').map((p) => ({ ...p, lr_mult: 0, decay_mult: 0 })) };
+  });
+  if (changed) net.layer = layers;
   return changed;
 }
 

@@ -19,7 +19,7 @@ import { decodeTasks, type DlaTask } from '../loadable/tasks';
 import { read } from '../loadable/read';
 import { compileNvdla } from '../nvdla/compile';
 import { readDeploy, readWeights } from '../nvdla/network/caffe-files';
-import { encodeSyntheticCaffemodel } from '../nvdla/network/synthetic-weights';
+import { syntheticCaffemodel } from '../../../test/support/nvdla/fixtures';
 
 const require = createRequire(import.meta.url);
 /** MNIST digit `d` (the `mnist` package: 784 values in 0..1) */
@@ -258,7 +258,7 @@ describe('a loadable our compiler writes, against the Caffe float pass', () => {
   it('BatchNorm + Scale + ReLU + Eltwise (fp16 nv_full, seeded weights): both SDP outputs at cosine > 0.999 and above 40 dB', async () => {
     const prototxt = new Uint8Array(readFileSync(join(FIXTURES, 'nvdla/oracle/small/bn-scale-relu.prototxt')));
     const deploy = readDeploy(new TextDecoder().decode(prototxt), 'bn-scale-relu.prototxt');
-    const caffemodel = encodeSyntheticCaffemodel(deploy.net, 1);
+    const caffemodel = syntheticCaffemodel(deploy);
     const compile = compileNvdla(deploy, readWeights(caffemodel, 'bn-scale-relu.caffemodel'), { configtarget: 'nv_full', cprecision: 'fp16', profile: 'fast-math' });
     expect(compile.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
     const service = loadableRunService(decodeTasks(read(compile.bytes!, 'bn-scale-relu.nvdla')));
@@ -289,7 +289,7 @@ describe('a loadable our compiler writes, against the Caffe float pass', () => {
       'layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" }',
     ].join('\n');
     const deploy = readDeploy(text, 'banded.prototxt');
-    const caffemodel = encodeSyntheticCaffemodel(deploy.net, 1);
+    const caffemodel = syntheticCaffemodel(deploy);
     const compile = compileNvdla(deploy, readWeights(caffemodel, 'banded.caffemodel'), { configtarget: 'nv_full', cprecision: 'fp16', profile: 'fast-math' });
     expect(compile.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
     const service = loadableRunService(decodeTasks(read(compile.bytes!, 'banded.nvdla')));

@@ -10,7 +10,9 @@ import { generateEngineGraph, type EngineGenerateResult } from '../../../src/cor
 import { buildNetwork, type NetworkBuildResult } from '../../../src/core/nvdla/network/build';
 import { readDeploy, readWeights } from '../../../src/core/nvdla/network/caffe-files';
 import type { CaffeDeploy, CaffeWeights } from '../../../src/core/nvdla/network/caffe-input';
-import { syntheticWeights } from '../../../src/core/nvdla/network/synthetic-weights';
+import { generateCaffemodel } from '../../../src/core/caffe/random-weights';
+import type { ProtoMessage } from '../../../src/core/caffe/proto';
+import { upgradeNet } from '../../../src/core/caffe/upgrade';
 import { resolveOptions, type NvdlaCompileOptions } from '../../../src/core/nvdla/options';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
@@ -27,8 +29,18 @@ export function lenet(): { deploy: CaffeDeploy; weights: CaffeWeights } {
   return { deploy: fixtureDeploy('nvdla/lenet/lenet.prototxt'), weights: fixtureWeights('nvdla/lenet/lenet_iter_10000.caffemodel') };
 }
 
+/**
+ * The seeded caffemodel `gen_caffemodel.py --seed 1` writes for a deploy (core/caffe's generator;
+ * the reference results in test/fixtures/nvdla/oracle were recorded from these bytes). `'zeros'`:
+ * the same file with zero values, quicker where only the structure matters.
+ */
+export function syntheticCaffemodel(deploy: CaffeDeploy, fill: 'random' | 'zeros' = 'random'): Uint8Array {
+  return generateCaffemodel(upgradeNet(deploy.net as ProtoMessage, deploy.file).net, { seed: 1, file: deploy.file, fill });
+}
+
+/** `syntheticCaffemodel` read as the compiler reads a caffemodel */
 export function synthetic(deploy: CaffeDeploy, fill: 'random' | 'zeros' = 'random'): CaffeWeights {
-  return { file: 'synthetic.caffemodel', net: syntheticWeights(deploy.net, 1, fill) };
+  return readWeights(syntheticCaffemodel(deploy, fill), 'synthetic.caffemodel');
 }
 
 export interface FrontEnd {

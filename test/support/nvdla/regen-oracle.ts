@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeSyntheticCaffemodel } from '../../../src/core/nvdla/network/synthetic-weights';
+import { syntheticCaffemodel } from './fixtures';
 import { readdirSync } from 'node:fs';
 import { NET_OPTION_SETS, NET_PROTOTXTS, ORACLE_RECORDS, SMALL_DIR, SMALL_OPTION_SETS, SMALL_RECORDS, netCase, semanticDigest, smallCase, type OracleRecord } from './nets';
 
@@ -45,7 +45,7 @@ try {
     if (!m) {
       m = { prototxt: join(work, `${c.net}.prototxt`), caffemodel: join(work, `${c.net}.caffemodel`) };
       writeFileSync(m.prototxt, c.prototxtText);
-      writeFileSync(m.caffemodel, encodeSyntheticCaffemodel(c.deploy.net, 1));
+      writeFileSync(m.caffemodel, syntheticCaffemodel(c.deploy));
       models.set(c.net, m);
     }
     const dir = join(work, tag);
@@ -94,7 +94,7 @@ function regenSmall(): void {
       const caffemodel = join(tmp, `${net}.caffemodel`);
       for (const set of SMALL_OPTION_SETS) {
         const c = smallCase(`${net}-${set}`);
-        if (!existsSync(caffemodel)) writeFileSync(caffemodel, encodeSyntheticCaffemodel(c.deploy.net, 1));
+        if (!existsSync(caffemodel)) writeFileSync(caffemodel, syntheticCaffemodel(c.deploy));
         const dir = join(tmp, c.tag);
         mkdirSync(dir);
         const t = performance.now();

@@ -1,60 +1,36 @@
 /**
- * Reading the two Caffe files for the NVDLA network builder: the deploy `.prototxt` through
- * core/textproto (line:column on errors and on every layer), the `.caffemodel` through protobufjs
- * reflection over caffe.proto. Both give plain `NetParameter` objects as they are written: no
- * V0/V1 upgrade, since nvdla_compiler's parser reads the files as they are.
+ * The two Caffe files as the NVDLA network builder takes them, read by core/caffe (the studio's
+ * Caffe format folder): the deploy `.prototxt` through its text reader (line:column on errors and
+ * on every layer), the `.caffemodel` through its wire decoder (byte offsets on errors; blob values
+ * stay float32 views into the file, nothing is copied to read it).
  *
- * This adapter stands in for core/caffe's reader until it is merged; the network builder only
- * sees `CaffeDeploy` / `CaffeWeights`.
+ * Both are the nets as written (`CaffeNetAsWritten.original`), never upgraded: nvdla_compiler's
+ * parser (umd/core/src/compiler/caffe/CaffeParser.cpp) runs no UpgradeNetAsNeeded; it reads the
+ * deploy's V2 `layer` entries and legacy `input` / `input_dim` / `input_shape` fields, and finds
+ * weights by layer name in the caffemodel's `layer` entries or, when it has none, its V1 `layers`
+ * (the builder, build.ts, does both). A V0/V1 deploy therefore has no layers for it, as upstream.
+ *
+ * In the worker the document has read both files already (core/caffe/model.ts): `deployOf` and
+ * `weightsOf` take its `CaffeFile`s as they are, so a compile parses nothing again.
  */
-import protobuf from 'protobufjs/light.js';
-import descriptor from '../../caffe/generated/caffe.json';
-import { FormatError } from '../../errors';
-import { parseTextProto, type TextMessage } from '../../textproto';
+import { parseCaffemodel, parsePrototxt, type CaffeNetAsWritten } from '../../caffe/read';
 import type { CaffeDeploy, CaffeMessage, CaffeWeights, LayerSource } from './caffe-input';
 
-let netType: protobuf.Type | null = null;
+/** The deploy net of a read prototxt, with where each `layer` entry was written. */
+export function deployOf(file: CaffeNetAsWritten): CaffeDeploy {
+  const layerSources: LayerSource[] = file.originalSources.layer.map((s) => (s.line !== undefined ? { line: s.line, ...(s.column !== undefined ? { column: s.column } : {}) } : {}));
+  return { file: file.file, net: file.original as CaffeMessage, layerSources };
+}
 
-function netParameterType(): protobuf.Type {
-  if (!netType) {
-    const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
-    root.resolveAll();
-    netType = root.lookupType('caffe.NetParameter');
-  }
-  return netType;
+/** The weights net of a read caffemodel. */
+export function weightsOf(file: CaffeNetAsWritten): CaffeWeights {
+  return { file: file.file, net: file.original as CaffeMessage };
 }
 
 export function readDeploy(text: string, file: string): CaffeDeploy {
-  if (text.trim().length === 0) throw new FormatError({ kind: 'empty', file, message: 'the prototxt is empty' });
-  const parsed = parseTextProto(text, netParameterType(), file, { positions: true });
-  const net = parsed.message;
-  const layers = net.layer;
-  const layerSources: LayerSource[] = [];
-  if (Array.isArray(layers)) {
-    for (const l of layers as TextMessage[]) {
-      const p = parsed.positions.get(l);
-      layerSources.push(p ? { line: p.line, column: p.column } : {});
-    }
-  }
-  return { file, net: net as CaffeMessage, layerSources };
+  return deployOf(parsePrototxt(text, file));
 }
 
 export function readWeights(bytes: Uint8Array, file: string): CaffeWeights {
-  if (bytes.length === 0) throw new FormatError({ kind: 'empty', file, message: 'the caffemodel is empty' });
-  const type = netParameterType();
-  let message: protobuf.Message;
-  try {
-    message = type.decode(bytes);
-  } catch (e) {
-    const text = e instanceof Error ? e.message : String(e);
-    const m = /index out of range: (\d+)/.exec(text);
-    throw new FormatError({
-      kind: m ? 'truncated' : 'corrupt',
-      file,
-      ...(m ? { offset: Number(m[1]) } : {}),
-      message: `the caffemodel is not a valid binary NetParameter (${text})`,
-    });
-  }
-  const net = type.toObject(message, { enums: String, longs: Number, arrays: false, defaults: false }) as CaffeMessage;
-  return { file, net };
+  return weightsOf(parseCaffemodel(bytes, file));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readDeploy } from '../../network/caffe-files';
+import { floats, subs } from '../../network/caffe-input';
 import { lenet, synthetic } from '../../../../../test/support/nvdla/fixtures';
 import { blobBytes } from '../weights';
 import { float32ToHalfTiesAway } from '../../half-ties-away';
@@ -81,7 +82,7 @@ describe('pass preProcessAuxData', () => {
     if (conv.params.kind !== 'conv') throw new Error('not a conv');
     const p = conv.params.conv;
     expect([p.numGroups, p.rawWeights.count]).toEqual([1, 4 * 4 * 9]);
-    const src = (w.net.layer as { blobs: { data: Float32Array }[] }[])[0]!.blobs[0]!.data;
+    const src = floats(subs(subs(w.net, 'layer')[0], 'blobs')[0]!.data)!;
     const v = p.rawWeights.values;
     // kernel k reads only channel k
     for (let k = 0; k < 4; k++)
