@@ -44,4 +44,14 @@ describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
       }),
     );
   });
+
+  it('the whole-array conversion agrees on every sign and exponent with edge-case mantissas', () => {
+    const mantissas = [0, 1, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3fffff, 0x400000, 0x400001, 0x7fdfff, 0x7fe000, 0x7fffff];
+    const bits: number[] = [];
+    for (let e9 = 0; e9 < 512; e9++) for (const m of mantissas) if ((e9 & 0xff) !== 0xff || m === 0) bits.push(((e9 << 23) | m) >>> 0);
+    const src = new Float32Array(new Uint32Array(bits).buffer);
+    const table = float32ArrayToHalfTiesAway(src);
+    const bad = bits.filter((_, i) => table[i] !== float32ToHalfTiesAway(src[i]!)).map((b) => b.toString(16));
+    expect(bad).toEqual([]);
+  });
 });

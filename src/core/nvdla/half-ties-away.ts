@@ -38,35 +38,54 @@ export function float32ToHalfTiesAway(value: number): number {
   return h & 0xffff;
 }
 
-/** `float32ToHalfTiesAway` over a whole array (one pass over its bits, no per-value call) */
-export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
-  const bitsOf = new Uint32Array(src.buffer, src.byteOffset, src.length);
-  const out = new Uint16Array(src.length);
-  for (let i = 0; i < src.length; i++) {
-    const bits = bitsOf[i]!;
-    const e9 = bits >>> 23;
-    const sign = e9 & 0x100 ? 0x8000 : 0;
-    const exp = e9 & 0xff;
-    const mant = bits & 0x7fffff;
-    let base: number;
-    let shift: number;
-    if (exp < 103) {
-      base = 0;
-      shift = 24;
-    } else if (exp < 113) {
-      base = 1 << (exp - 103);
-      shift = 126 - exp;
-    } else if (exp < 143) {
-      base = (exp - 112) << 10;
-      shift = 13;
-    } else {
-      base = 0x7c00;
-      shift = exp === 255 ? 13 : 24;
-    }
-    let h = sign + base + (shift < 32 ? mant >>> shift : 0);
-    const roundBit = ((mant >>> (shift - 1)) | (exp === 102 ? 1 : 0)) & 1;
-    if ((h & 0x7c00) !== 0x7c00) h += roundBit;
-    out[i] = h & 0xffff;
+/**
+ * The same conversion per sign+exponent (the top 9 bits), as tables: the half's sign, exponent
+ * and implicit bit (`HALF_BASE`), how far the mantissa moves right (`HALF_SHIFT`), and where the
+ * rounding bit is in the mantissa with its implicit bit set (`HALF_ROUND_SHIFT`: 24 reads none,
+ * 23 the implicit bit, which makes the tie below the smallest subnormal round up).
+ */
+const HALF_BASE = new Uint16Array(512);
+const HALF_SHIFT = new Uint8Array(512);
+const HALF_ROUND_SHIFT = new Uint8Array(512);
+for (let e9 = 0; e9 < 512; e9++) {
+  const exp = e9 & 0xff;
+  let base: number;
+  let shift: number;
+  if (exp < 103) {
+    base = 0;
+    shift = 24;
+  } else if (exp < 113) {
+    base = 1 << (exp - 103);
+    shift = 126 - exp;
+  } else if (exp < 143) {
+    base = (exp - 112) << 10;
+    shift = 13;
+  } else {
+    base = 0x7c00;
+    shift = exp === 255 ? 13 : 24;
   }
+  HALF_BASE[e9] = (e9 & 0x100 ? 0x8000 : 0) + base;
+  HALF_SHIFT[e9] = shift;
+  HALF_ROUND_SHIFT[e9] = exp === 102 ? 23 : shift === 24 ? 24 : shift - 1;
+}
+
+/**
+ * `float32ToHalfTiesAway` of the float32 whose bits are `bits` (as an int32), table-driven (no
+ * branch on the exponent; int32 bits stay small integers in V8): every fp16 weight goes through
+ * here, whole arrays at once or one value at a time while a layout is permuted.
+ */
+export function halfTiesAwayOfBits(bits: number): number {
+  const e9 = bits >>> 23;
+  const mant = bits & 0x7fffff;
+  const h = HALF_BASE[e9]! + (mant >>> HALF_SHIFT[e9]!);
+  // no rounding into infinity's or NaN's exponent from there (half.hpp adds the bit below it)
+  return (h & 0x7c00) !== 0x7c00 ? h + (((mant | 0x800000) >>> HALF_ROUND_SHIFT[e9]!) & 1) : h;
+}
+
+/** `float32ToHalfTiesAway` over a whole array */
+export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
+  const bitsOf = new Int32Array(src.buffer, src.byteOffset, src.length);
+  const out = new Uint16Array(src.length);
+  for (let i = 0; i < src.length; i++) out[i] = halfTiesAwayOfBits(bitsOf[i]!);
   return out;
 }

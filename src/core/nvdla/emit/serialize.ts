@@ -165,5 +165,8 @@ export function serializeLoadable(l: NvdlaLoadable): Uint8Array {
   Loadable.addVersion(b, Version.createVersion(b, l.version.major, l.version.minor, l.version.subMinor));
   const root = Loadable.endLoadable(b);
   b.finish(root, 'NVDA');
-  return b.asUint8Array().slice();
+  // the builder fills its buffer from the end: the loadable is its tail. Hand that out as a view
+  // (no copy of a loadable that can be 100 MB) unless the unused head is a large part of it.
+  const bytes = b.asUint8Array();
+  return bytes.byteOffset > bytes.length / 8 ? bytes.slice() : bytes;
 }

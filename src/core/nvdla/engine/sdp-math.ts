@@ -58,13 +58,16 @@ export function invertBlob(mode: SDPMode, channels: number, a: WeightBlob): Weig
  * blob and leaves the rest of its fresh allocation uninitialised (nvdla_compiler's MobileNet
  * output differs run to run there). NPU Studio scales every weight of each widened kernel, which
  * is what the merge means; `widenedPerKernel` says how many weights a kernel has now.
+ * Every element is read before it is written, so the product may overwrite `w` (`inPlace`).
  */
-export function combineKernelWeightsAndScale(mode: SDPMode, kernels: number, widenedPerKernel: number, w: WeightBlob, s: WeightBlob): WeightBlob | null {
+export function combineKernelWeightsAndScale(mode: SDPMode, kernels: number, widenedPerKernel: number, w: WeightBlob, s: WeightBlob, inPlace = false): WeightBlob | null {
   if (w.type !== s.type || !usable(w) || !usable(s)) return null;
   const x = floatValues(w);
   const y = floatValues(s);
   if (!x || !y) return null;
-  const out = new Float32Array(w.count);
+  if (mode !== 'PER_LAYER' && mode !== 'PER_CHANNEL') return null;
+  // `inPlace`: the caller owns `w` (made earlier in the same pass, in no other graph): it becomes the result
+  const out = inPlace && x.length === w.count ? x : new Float32Array(w.count);
   if (mode === 'PER_LAYER') {
     const k = y[0]!;
     // a Float32Array store rounds the (exact) double product to float32: a float multiply

@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway } from '../half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -85,37 +85,24 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
   const out = new Int8Array(src.count);
   const kStride = C * RS;
   const filterScales: number[] = [];
-  const quantizeKernel = (gOffset: number, k: number, invScale: number) => {
-    for (let c = 0; c < C; c++) {
-      for (let rs = 0; rs < RS; rs++) {
-        const index = gOffset + k * kStride + c * RS + rs;
-        const q = Math.floor(f32(f32(w[index]! * invScale) + 0.5));
-        out[index] = Math.max(Math.min(q, 127), -128);
-      }
-    }
-  };
-  if (!perFilter) {
+  // a kernel's values are contiguous: kernel gk (group g, kernel k) is [gk * kStride, (gk + 1) * kStride);
+  // per-kernel mode is one range with one scale
+  const ranges = perFilter ? G * K : 1;
+  const rangeLength = perFilter ? kStride : G * K * kStride;
+  for (let r = 0; r < ranges; r++) {
+    const from = r * rangeLength;
+    const to = from + rangeLength;
     let max = -3.4028234663852886e38;
-    for (let i = 0; i < G * K * C * RS; i++) max = Math.max(max, Math.abs(w[i]!));
+    for (let i = from; i < to; i++) max = Math.max(max, Math.abs(w[i]!));
     const scale = f32(max / 127);
     const invScale = f32(1 / scale);
-    for (let g = 0; g < G; g++) {
-      for (let k = 0; k < K; k++) {
-        quantizeKernel(g * K * C * RS, k, invScale);
-        filterScales.push(scale);
-      }
+    for (let i = from; i < to; i++) {
+      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
+      // NaN falls through both tests and stores 0, as Math.max(Math.min(NaN, 127), -128) did
+      out[i] = q > 127 ? 127 : q < -128 ? -128 : q;
     }
-  } else {
-    for (let g = 0; g < G; g++) {
-      const gOffset = g * K * C * RS;
-      for (let k = 0; k < K; k++) {
-        let max = -3.4028234663852886e38;
-        for (let i = 0; i < C * RS; i++) max = Math.max(max, Math.abs(w[gOffset + k * kStride + i]!));
-        const scale = f32(max / 127);
-        quantizeKernel(gOffset, k, f32(1 / scale));
-        filterScales.push(scale);
-      }
-    }
+    if (perFilter) filterScales.push(scale);
+    else for (let i = 0; i < G * K; i++) filterScales.push(scale);
   }
   return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
 }
@@ -286,8 +273,10 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
   }
   const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
   const out = newLike(rt, total);
-  // convert every value once, then only move them (the layout is a permutation)
-  const values = convertAll(src, rt);
+  // float32 -> fp16 while moving (no converted copy of the whole blob); otherwise convert every
+  // value once, then only move them (the layout is a permutation)
+  const floatBits = src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
+  const values = floatBits ? src.values : convertAll(src, rt);
   let n = 0;
   for (const op of ops) {
     const sl = op.s.limit;
@@ -304,7 +293,8 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
             const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
             const c0 = cg * atomicC + op.c.start;
             let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
-            for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
+            if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
+            else for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
           }
   }
   return { type: rt, count: n, values: out };

@@ -102,7 +102,16 @@ class Merger {
     readonly ed: EngineGraphEditor,
     readonly ctx: PassContext,
     readonly changes: PassChanges,
+    /** kernel weights this pass made (in no earlier graph): a later merge may multiply them in place */
+    readonly ownWeights: WeakSet<WeightBlob>,
   ) {}
+
+  /** kernel weights times a scale, in place when this pass made them */
+  private scaledKernels(mode: SDPMode, cp: { weightDims: Dims4; rawWeights: WeightBlob }, s: WeightBlob): WeightBlob | null {
+    const w = combineKernelWeightsAndScale(mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, s, this.ownWeights.has(cp.rawWeights));
+    if (w) this.ownWeights.add(w);
+    return w;
+  }
 
   get canMergeMathOps(): boolean {
     return this.ctx.profile.canSDPMergeMathOps;
@@ -223,7 +232,7 @@ class Merger {
     // INT8: the scale is the rescaling proxy before a ReLU or an element-wise op
     if (this.ctx.profile.computePrecision === 'INT8' && sinks.length && (sinks[0]!.engineOpType === 'SDP_ACTIVATION' || sinks[0]!.engineOpType === 'SDP_ELEMENTWISE')) return null;
     if (cp.dlaWeights) return null;
-    const w = combineKernelWeightsAndScale(scale.params.sdp.x1.mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, scale.params.rawScaleData);
+    const w = this.scaledKernels(scale.params.sdp.x1.mode, cp, scale.params.rawScaleData);
     if (!w) return null;
     cp.rawWeights = w;
     this.changes.notes.push(`${scale.name}'s factors multiplied into ${conv.name}'s weights`);
@@ -237,10 +246,11 @@ class Merger {
     const b = bn.params;
     if (cp.dlaWeights) return null;
     const mode = b.sdp.x1.mode;
-    const w = combineKernelWeightsAndScale(mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, b.rawVarianceData);
-    if (!w) return null;
+    // the bias first: once the kernels are scaled (maybe in place) the merge must go through
     const mv = combineFactors('mul', mode, b.batchNormDims.c, b.rawMeanData, b.rawVarianceData);
     if (!mv) return null;
+    const w = this.scaledKernels(mode, cp, b.rawVarianceData);
+    if (!w) return null;
     const bias = this.newBias(bn, mode, b.sdp.x1.actType, b.batchNormDims, mv);
     cp.rawWeights = w;
     this.substitute(bn, bias);
@@ -391,12 +401,13 @@ export const mergeActivationOperationsPass: EnginePass = {
         return removed ? { removed, kept: curr, iod: 'input' } : null;
       });
       // mergeActivationOperations proper
+      const ownWeights = new WeakSet<WeightBlob>();
       mergeLoop(g, ctx, changes, (ed, nodes, i) => {
         const curr = nodes[i]!;
         if (curr.engineType !== 'SDP' && curr.engineType !== 'CONVOLUTION') return null;
         const next = soleSdpSink(ed, curr);
         if (!next) return null;
-        const r = new Merger(ed, ctx, changes).mergeWithSDPOp(curr, next);
+        const r = new Merger(ed, ctx, changes, ownWeights).mergeWithSDPOp(curr, next);
         if (!r) return null;
         const removed = r.removed;
         if (removed.id === curr.id) {
