@@ -16,6 +16,16 @@ function deepCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (ArrayBuffer.isView(v)) return v;
   if (Array.isArray(v)) {
+    // arrays of plain values (ids, scales, dims) are copied whole, without a call per element
+    let plain = true;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x !== null && typeof x === 'object') {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return v.slice() as T;
     const out = new Array<unknown>(v.length);
     for (let i = 0; i < v.length; i++) out[i] = deepCopy(v[i] as unknown);
     return out as T;
