@@ -253,3 +253,20 @@ describe('hostile input through the whole document', () => {
     );
   });
 });
+
+describe('NVDLA compile of a Caffe document', () => {
+  it('compiles the nets the document has read (no second parse): the same loadable as reading the files for the compiler', async () => {
+    const nv = 'test/fixtures/nvdla/';
+    const prototxt = { name: 'lenet_n1.prototxt', bytes: new Uint8Array(readFileSync(nv + 'golden/lenet_n1.prototxt')) };
+    const caffemodel = { name: 'lenet_iter_10000.caffemodel', bytes: new Uint8Array(readFileSync(nv + 'lenet/lenet_iter_10000.caffemodel')) };
+    const doc = openCaffeDocument([prototxt, caffemodel]);
+    const { compileNvdla } = await import('../nvdla/compile');
+    const { readDeploy, readWeights } = await import('../nvdla/network/caffe-files');
+    const direct = compileNvdla(readDeploy(new TextDecoder().decode(prototxt.bytes), prototxt.name), readWeights(caffemodel.bytes, caffemodel.name), { cprecision: 'fp16' });
+    // the prototxt's bytes blanked after opening: a compile that read the file again would find it empty
+    prototxt.bytes.fill(0x20);
+    const compiled = await doc.services.compile!.compile({ options: { cprecision: 'fp16' }, calibration: null }, GRAPH_FOLDED);
+    expect(compiled.bytes).not.toBeNull();
+    expect(Buffer.from(compiled.bytes!).equals(Buffer.from(direct.bytes!))).toBe(true);
+  });
+});
