@@ -1,11 +1,12 @@
 /**
  * NVDLA compiler figures: `compileNvdla` (Caffe network -> every pass -> emit -> FlatBuffers
- * bytes) in a warm process (one compile first, then the median of several), on LeNet,
+ * bytes) in a warm process (up to five compiles first, then the median of several), on LeNet,
  * cifar10_quick and the real-size nets with seeded random weights (N=1 deploys, as the reference
- * results in test/fixtures/nvdla/oracle were made). Reading the caffemodel (protobuf decode) is
- * timed apart, as "parse". When NVDLA_COMPILER points at a built nvdla_compiler, the same compiles
- * by the reference, a whole process each (parse included), are timed beside ours (under
- * /usr/bin/time when it is there, for its CPU time and peak RSS).
+ * results in test/fixtures/nvdla/oracle were made). Reading the caffemodel (core/caffe's wire
+ * decoder; the weights stay views into the file) is timed apart, as "parse". When NVDLA_COMPILER
+ * points at a built nvdla_compiler, the same compiles by the reference, a whole process each
+ * (parse included), are timed beside ours (under /usr/bin/time when it is there, for its CPU time
+ * and peak RSS).
  *
  * Wall time on a shared machine depends on what else runs, so the CPU time of the same compiles
  * (process.cpuUsage: this thread plus V8's GC threads) is printed beside it, with the load average.
@@ -127,7 +128,8 @@ function main(): void {
       let t = performance.now();
       const weights: CaffeWeights = readWeights(c.caffemodel, 'bench.caffemodel');
       const parse = performance.now() - t;
-      compileNvdla(c.deploy, weights, c.options); // warm-up
+      // warm-up: a few compiles, so the timed ones run optimised code (a warm worker's state)
+      for (let i = 0; i < Math.min(c.runs, 5); i++) compileNvdla(c.deploy, weights, c.options);
       const times: number[] = [];
       const cpu: number[] = [];
       let bytes = 0;
