@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCalibrationTable } from '../nvdla/calibrate/table';
 import { seededRandom } from '../random';
-import { AbsHistogram, BINS, CalibrationCollector, entropyThreshold, parseCalibrationMethod, threshold } from './calibrate';
+import { AbsHistogram, BINS, CalibrationCollector, entropyThreshold, int8ScaleTies, parseCalibrationMethod, threshold } from './calibrate';
 
 function gaussian(n: number, seed: number, sigma = 1): Float32Array {
   const rnd = seededRandom(seed);
@@ -134,5 +134,24 @@ describe('clipped: the share of |values| above the threshold (what int8 saturate
     const pool = r.rows.find((row) => row.name === 'pool')!;
     expect(pool).toMatchObject({ tiedTo: 'conv', scale: 2 / 127, clipped: 2 / 4 });
     expect(pool.threshold).toBeCloseTo(2, 12);
+  });
+});
+
+describe('int8ScaleTies', () => {
+  it('pools take their input\'s scale; every input of a Concat (its last writer) the Concat\'s; chains end at a scale of its own', () => {
+    const L = (name: string, type: string, bottoms: string[], tops: string[]) => ({ name, type, bottoms, tops });
+    const ties = int8ScaleTies([
+      L('data', 'Input', [], ['data']),
+      L('a', 'Convolution', ['data'], ['a']),
+      L('relu_a', 'ReLU', ['a'], ['a']),
+      L('b', 'Convolution', ['data'], ['b']),
+      L('pool_b', 'Pooling', ['b'], ['pb']),
+      L('cat', 'Concat', ['a', 'pb'], ['cat']),
+      L('pool_cat', 'Pooling', ['cat'], ['pc']),
+    ]);
+    // pool_b takes b's scale and feeds the concat: b, pool_b and relu_a all take cat's, and so does the pool after it
+    expect(ties).toEqual({ relu_a: 'cat', b: 'cat', pool_b: 'cat', pool_cat: 'cat' });
+    // without a concat: the pool on its input's scale, as poolingScaleTies
+    expect(int8ScaleTies([L('data', 'Input', [], ['data']), L('c', 'Convolution', ['data'], ['c']), L('p', 'Pooling', ['c'], ['p'])])).toEqual({ p: 'c' });
   });
 });

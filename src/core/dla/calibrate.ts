@@ -301,3 +301,57 @@ export function poolingScaleTies(layers: TieLayer[]): Record<string, string> {
   }
   return ties;
 }
+
+/**
+ * The ties an INT8 compile needs: pooling layers take their input's scale (`poolingScaleTies`),
+ * and every input of a Concat takes the Concat's scale (the concatenation only places the
+ * producers' int8 values side by side, so they must all be on the scale the consumer reads them
+ * with; untied, GoogLeNet's inception outputs mix four scales and fall from ~36 dB to below
+ * 16 dB from inception_3b on). Tied layers form groups (a pool feeding a Concat ties its input
+ * to the Concat too); each group takes the scale of its last Concat, else of its pooled layer.
+ */
+export function int8ScaleTies(layers: TieLayer[]): Record<string, string> {
+  // groups of layers that must share one scale (union-find); a group with a Concat takes the
+  // last Concat's scale, any other group its first member's (the pooled layer)
+  const parent = new Map<string, string>();
+  const find = (n: string): string => {
+    let r = n;
+    while (parent.has(r)) r = parent.get(r)!;
+    return r;
+  };
+  const order: string[] = [];
+  const concats = new Set<string>();
+  const union = (a: string, b: string) => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent.set(rb, ra);
+  };
+  const lastWriter = new Map<string, string>();
+  for (const layer of layers) {
+    order.push(layer.name);
+    const isPool = (layer.type === 'Pooling' || layer.type === 'POOLING') && layer.bottoms.length === 1;
+    const isConcat = layer.type === 'Concat' || layer.type === 'CONCAT';
+    if (isConcat) concats.add(layer.name);
+    if (isPool || isConcat) {
+      for (const b of layer.bottoms) {
+        const from = lastWriter.get(b);
+        if (from && from !== layer.name) union(from, layer.name);
+      }
+    }
+    for (const top of layer.tops) lastWriter.set(top, layer.name);
+  }
+  const groups = new Map<string, string[]>();
+  for (const n of order) {
+    const r = find(n);
+    if (!groups.has(r)) groups.set(r, []);
+    groups.get(r)!.push(n);
+  }
+  const ties: Record<string, string> = {};
+  for (const members of groups.values()) {
+    if (members.length < 2) continue;
+    const cats = members.filter((m) => concats.has(m));
+    const rep = cats.length ? cats[cats.length - 1]! : members[0]!;
+    for (const m of members) if (m !== rep) ties[m] = rep;
+  }
+  return ties;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileNvdla } from './compile';
+import { readDeploy } from './network/caffe-files';
 import { fixtureDeploy, lenet, synthetic } from '../../../test/support/nvdla/fixtures';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { loadableDifferences, readLoadable } from '../../../test/support/nvdla/read-loadable';
@@ -48,14 +49,20 @@ describe('compileNvdla', () => {
   });
 
   it('a pass that refuses the network: the error names the pass, the passes before it stay', () => {
-    const deploy = fixtureDeploy('caffe/googlenet/deploy.prototxt');
-    const r = compileNvdla(deploy, synthetic(deploy, 'zeros'), {});
+    // one 23x23 kernel group over 64 channels (1 MiB of int8) is larger than nv_full's whole convolution buffer
+    const deploy = readDeploy(
+      `name: "k23"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 64 dim: 23 dim: 23 } } }
+layer { name: "wide" type: "Convolution" bottom: "data" top: "wide" convolution_param { num_output: 64 kernel_size: 23 } }`,
+      'k23.prototxt',
+    );
+    const r = compileNvdla(deploy, synthetic(deploy, 'zeros'), { informat: 'nchw' });
     expect(r.reached).toBe('engine');
-    expect(r.passes).toEqual([]);
+    expect(r.passes.map((p) => p.name).at(-1)).toBe('reserveBuffers');
     expect(r.bytes).toBeNull();
     const err = r.diagnostics.find((d) => d.severity === 'error')!;
     expect(err.stage).toBe('passes');
-    expect(err.message).toMatch(/^registerBuffers: .*Couldn't narrow down to suitable SF/);
-    expect(err.upstream).toBe('failed compilation phase: registerBuffers');
+    expect(err.message).toMatch(/^splitNodes: dc-conv-0: Not enough banks to hold weight data, even for 64 input channels at a time/);
+    expect(err.upstream).toBe('failed compilation phase: splitNodes');
   });
 });

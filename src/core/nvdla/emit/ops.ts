@@ -37,6 +37,7 @@ import {
 import { EMU_BUF_DST, EMU_BUF_LINE_STRIDE, EMU_BUF_SRC, EMU_BUF_SURF_STRIDE, EMU_FORMAT, type EmuBufferDesc, type EmuOpDesc } from './emu-structs';
 import { RELOC_TYPE } from './loadable';
 import { EmitError, type SurfaceAddress } from './memory-list';
+import { lrnInt8OutCvt, lrnInt8Table } from './luts';
 
 const EVENT: Record<OperationEvent, number> = { OP_COMPLETED: 1, OP_PROGRAMMED: 2, OP_ENABLED: 3, OP_CDMA_WEIGHT_DONE: 4, OP_CDMA_DATA_DONE: 5 };
 const FW_OF: Record<string, string> = { BDMA: 'BDMA', CONVOLUTION: 'CONV', SDP: 'SDP', PDP: 'PDP', CDP: 'CDP', RUBIK: 'RUBIK' };
@@ -473,6 +474,17 @@ function cdpOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numbe
   const dst = surface(ec, node.outputEdges[0], 'output', node);
   // upstream maps INT16 to the INT8 code here
   const cdpPrecision = (format: string) => (surfaceFormat(format).precision === 'FP16' ? 2 : surfaceFormat(format).precision === 'INT8' || surfaceFormat(format).precision === 'INT16' ? 0 : precisionCode(format));
+  let outCvt = { scale: 1, truncate: 0, offset: 0, enable: 1 };
+  if (surfaceFormat(src.format).precision === 'INT8') {
+    // NPU Studio's INT8 LRN (luts.ts lrnInt8Table): the table was made for the input's scale
+    const entry = ec.g.luts[p.lutIndex];
+    const inScale = ec.ed.edge(node.inputEdges[0]!).tensor?.channelScales[0];
+    const outScale = ec.ed.edge(node.outputEdges[0]!).tensor?.channelScales[0];
+    if (!entry?.lrn || entry.lrn.inputScale === undefined || inScale === undefined || outScale === undefined || entry.lrn.inputScale !== inScale) {
+      throw new EmitError(`${node.name}: its INT8 LRN table was made for input scale ${entry?.lrn?.inputScale}, its input has ${inScale} (a compiler error)`);
+    }
+    outCvt = lrnInt8OutCvt(lrnInt8Table(entry.lrn, inScale).tableScale, inScale, outScale);
+  }
   return {
     kind: 'CDP',
     op: {
@@ -480,7 +492,7 @@ function cdpOp(ec: EmitContext, node: EngineNode, batch: number, surfBase: numbe
       out_precision: cdpPrecision(dst.format),
       lut_index: p.lutIndex,
       in_cvt: { scale: 1, truncate: 0, offset: 0, enable: 1 },
-      out_cvt: { scale: 1, truncate: 0, offset: 0, enable: 1 },
+      out_cvt: outCvt,
       local_size: p.localSize,
       bypass_sqsum: 0,
       bypass_out_mul: 0,

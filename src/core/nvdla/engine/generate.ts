@@ -138,7 +138,9 @@ class Generator extends NodeFactory {
         one('LRN');
         const p = can.params;
         // captureCanonicalParams registers the LRN table (one per distinct parameter set)
-        const lutIndex = registerLut(ed.graph, { type: 'LRN', precision: this.profile.computePrecision as 'INT8' | 'FP16', lrn: { localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k } });
+        // INT8 (beyond nvdla_compiler, whose INT8 LRN table is empty): one table per input scale too
+        const inputScale = this.int8 ? src[0]!.tensor?.channelScales[0] : undefined;
+        const lutIndex = registerLut(ed.graph, { type: 'LRN', precision: this.profile.computePrecision as 'INT8' | 'FP16', lrn: { localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k, ...(inputScale !== undefined ? { inputScale } : {}) } });
         const lrn = ed.addNode('cdp-lrn-', 'CDP_LRN', can.id, can.origins, { kind: 'cdp-lrn', localSize: p.localSize, alpha: p.alpha, beta: p.beta, k: p.k, lut: 'lrn', lutIndex });
         ed.appendNodeToEdge(src[0]!, 'second', lrn);
         ed.appendNodeToEdge(sink[0]!, 'first', lrn);

@@ -134,10 +134,10 @@ function determineSurfaceFormat(g: EngineGraph, ed: EngineGraphEditor, e: Engine
     })
     .sort((a, b) => surfaceFormat(a).ordinal - surfaceFormat(b).ordinal);
   if (!proposed.length) {
-    // say which layer: upstream names only the edge and surface
-    const lrn = [...consumers, ...producers].find((n) => n.engineOpType === 'CDP_LRN');
-    const why = lrn && ctx.profile.computePrecision === 'INT8' ? `: ${lrn.name} (LRN) runs on the CDP, which nvdla_compiler gives only an FP16 surface format, so an INT8 network with LRN cannot be compiled (compile with --cprecision fp16)` : '';
-    throw new SurfaceError(`Couldn't narrow down to suitable SF for ${e.id}/${tsd.id}${why}`);
+    // say which layers: upstream names only the edge and surface (its INT8 LRN ended here; NPU
+    // Studio gives the CDP INT8 formats, surfaces.ts)
+    const who = [...producers, ...consumers].map((n) => n.name).join(', ');
+    throw new SurfaceError(`Couldn't narrow down to suitable SF for ${e.id}/${tsd.id}${who ? ` (between ${who})` : ''}`);
   }
   const chosen = proposed[0]!;
   for (const c of consumers) {

@@ -218,7 +218,7 @@ export class EngineGraphEditor {
 /** `LutManager::getHandle`: the index of the table for these parameters, registering it when new */
 export function registerLut(g: EngineGraph, entry: Omit<LutEntry, 'key'>): number {
   const f = (x: number) => x.toPrecision(6);
-  const key = `${entry.type}${entry.precision}${entry.lrn ? `${entry.lrn.localSize}-${f(entry.lrn.alpha)}-${f(entry.lrn.beta)}-${f(entry.lrn.k)}` : ''}`;
+  const key = `${entry.type}${entry.precision}${entry.lrn ? `${entry.lrn.localSize}-${f(entry.lrn.alpha)}-${f(entry.lrn.beta)}-${f(entry.lrn.k)}` : ''}${entry.lrn?.inputScale !== undefined ? `@${entry.lrn.inputScale}` : ''}`;
   const at = g.luts.findIndex((l) => l.key === key);
   if (at >= 0) return at;
   g.luts.push({ key, ...entry });

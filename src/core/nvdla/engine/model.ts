@@ -326,7 +326,11 @@ export interface LutEntry {
   key: string;
   type: 'LRN' | 'SIGMOID' | 'TANH';
   precision: 'INT8' | 'INT16' | 'FP16';
-  lrn: { localSize: number; alpha: number; beta: number; k: number } | null;
+  /**
+   * LRN parameters; in INT8 also the scale of the LRN's input tensor (NPU Studio's INT8 table
+   * samples the function at the integer square sums of that scale, emit/luts.ts)
+   */
+  lrn: { localSize: number; alpha: number; beta: number; k: number; inputScale?: number } | null;
 }
 
 export interface EngineTask {

@@ -51,7 +51,9 @@ export function supportedFormats(op: EngineOpType): SupportedFormats {
         aux: ['NVDLA_BIAS_DATA_INT8', 'NVDLA_BIAS_DATA_INT16', 'NVDLA_BIAS_DATA_FP16', 'NVDLA_SCALE_DATA_INT8', 'NVDLA_SCALE_DATA_INT16', 'NVDLA_SCALE_DATA_FP16', 'NVDLA_BATCH_NORM_DATA_INT8', 'NVDLA_BATCH_NORM_DATA_INT16', 'NVDLA_BATCH_NORM_DATA_FP16'],
       };
     case 'CDP_LRN':
-      return { in: ['NVDLA_FEATURE_DATA_FP16'], out: ['NVDLA_FEATURE_DATA_FP16'], aux: [] };
+      // upstream: FP16 only (so its INT8 nets with LRN fail "Couldn't narrow down to suitable SF");
+      // NPU Studio runs the CDP in INT8 too, with a table of its own (emit/luts.ts lrnInt8Plan)
+      return { in: ['NVDLA_FEATURE_DATA_INT8', 'NVDLA_FEATURE_DATA_FP16'], out: ['NVDLA_FEATURE_DATA_INT8', 'NVDLA_FEATURE_DATA_FP16'], aux: [] };
     case 'SPLIT_SOFTWARE':
       return { in: [...IMG_FORMAT_NAMES, ...FEATURE], out: [...IMG_FORMAT_NAMES, ...FEATURE], aux: [] };
     case 'CPU_SCALE':

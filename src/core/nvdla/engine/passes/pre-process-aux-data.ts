@@ -45,8 +45,14 @@ export function quantizeConvWeights(g: EngineGraph, ed: EngineGraphEditor, node:
   if (p.numGroups !== 1) throw new UnsupportedError(`Don't support weight quantization for group convolutions yet for ${node.name}`);
   const G = p.numGroups;
   const K = p.weightDims.n / G;
-  const C = p.weightDims.c / G;
   const RS = p.weightDims.h * p.weightDims.w;
+  // the channels of the blob as it is now: a grouped convolution's weights were widened to all
+  // input channels (padGroupWeights) while weightDims keeps the per-group count. nvdla_compiler
+  // indexes with weightDims and so quantises only the first 1/G of the widened blob, leaving the
+  // rest of its malloc'd output unset (its INT8 grouped convolutions compute garbage: AlexNet's
+  // conv2 came out at 3 dB on the DLA model); NPU Studio quantises it all.
+  const C = p.rawWeights.count / (p.weightDims.n * RS);
+  if (!Number.isInteger(C)) throw new SurfaceError(`${node.name}: ${p.rawWeights.count} weights are not ${p.weightDims.n} kernels of ${RS} taps`);
   const q = quantizeWeights(p.rawWeights, G, K, C, RS, ctx.profile.quantizationMode === 'PER_FILTER');
   p.rawWeights = q.blob;
   p.filterScales = q.filterScales;

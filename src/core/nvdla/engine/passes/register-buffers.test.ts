@@ -33,9 +33,13 @@ describe('pass registerBuffers', () => {
     expect([out.lineStride, out.size]).toEqual([8, 16]); // the 16-byte output of the nv_small golden
   });
 
-  it('LRN has no int8 format: "Couldn\'t narrow down to suitable SF", as upstream', () => {
+  it('LRN in INT8: the CDP reads and writes INT8 feature data (upstream has only FP16 there and fails "Couldn\'t narrow down to suitable SF")', () => {
     const d = fixtureDeploy('caffe/googlenet/deploy.prototxt');
     const { graph, ctx } = engineFor(d, synthetic(d, 'zeros'), {});
-    expect(() => registerBuffersPass.run(graph, ctx)).toThrow(/Couldn't narrow down to suitable SF/);
+    const g = registerBuffersPass.run(graph, ctx).graph;
+    const lrns = g.nodes.filter((n) => n.engineOpType === 'CDP_LRN');
+    expect(lrns.length).toBe(2);
+    const formats = lrns.flatMap((n) => [...n.inputEdges, ...n.outputEdges].map((e) => g.surfaces.find((s) => s.edge === e)!.format));
+    expect(formats).toEqual(new Array(4).fill('NVDLA_FEATURE_DATA_INT8'));
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * Where nvdla_compiler gives up in INT8 and NPU Studio compiles (issue 14 point 4): each compile
+ * is run on the DLA model and compared layer by layer with the Caffe float pass of the same
+ * seeded weights, calibrated on other inputs (test/support/nvdla/int8-agreement.ts). The bar is
+ * "in line with the other INT8 layers of the same run", in dB (10 log10 of signal over error
+ * power; int8 layers of these nets sit at 33-42 dB).
+ */
+import { describe, expect, it } from 'vitest';
+import type { LayerComparison } from '../../dla/compare';
+import { readDeploy } from '../network/caffe-files';
+import { synthetic } from '../../../../test/support/nvdla/fixtures';
+import { netCase } from '../../../../test/support/nvdla/nets';
+import { int8Agreement } from '../../../../test/support/nvdla/int8-agreement';
+
+const below = (rows: LayerComparison[], db: number) => rows.filter((r) => !(r.metrics.snrDb >= db)).map((r) => `${r.layer}: ${r.metrics.snrDb.toFixed(1)} dB`);
+
+/** conv1 + ReLU, then `mid` (reading conv1, writing "mid"), then conv2 (grouped `group`) + ReLU */
+const smallNet = (mid: string, group = 1) => `name: "small"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 3 dim: 32 dim: 32 } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+${mid}
+layer { name: "conv2" type: "Convolution" bottom: "mid" top: "conv2" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: ${group} } }
+layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" }
+`;
+const lrn = (p: string) => `layer { name: "norm1" type: "LRN" bottom: "conv1" top: "mid" lrn_param { ${p} } }`;
+
+async function small(text: string, configtarget: string) {
+  const deploy = readDeploy(text, 'small.prototxt');
+  return int8Agreement(text, deploy, synthetic(deploy), { configtarget, cprecision: 'int8', profile: 'fast-math' });
+}
+
+describe('INT8 LRN on the CDP (nvdla_compiler: "Couldn\'t narrow down to suitable SF")', () => {
+  it.each([
+    { name: 'AlexNet\'s LRN (local 5, alpha 1e-4, beta 0.75)', params: 'local_size: 5 alpha: 0.0001 beta: 0.75', target: 'nv_full', margin: 2 },
+    { name: 'AlexNet\'s LRN (local 5, alpha 1e-4, beta 0.75)', params: 'local_size: 5 alpha: 0.0001 beta: 0.75', target: 'nv_small', margin: 2 },
+    // the factor falls to ~1/60 over the input range: dividing by the sum of squares of quantised
+    // inputs costs ~5 dB more than the gentle one (the table itself is within 0.8 %, luts.test.ts)
+    { name: 'a strong LRN (local 3, alpha 0.01, beta 0.6, k 2)', params: 'local_size: 3 alpha: 0.01 beta: 0.6 k: 2', target: 'nv_full', margin: 6 },
+  ])('$name on $target: norm1 within $margin dB of relu1 (its input) and above 30 dB; conv2 after it too', async ({ params, target, margin }) => {
+    const r = await small(smallNet(lrn(params)), target);
+    expect(r.rows.map((row) => `${row.layer} ${row.engine} ${row.precision}`)).toEqual(['relu1 SDP INT8', 'norm1 CDP INT8', 'relu2 SDP INT8']);
+    expect(r.snr.norm1).toBeGreaterThan(30);
+    expect(r.snr.norm1).toBeGreaterThan(r.snr.relu1! - margin);
+    expect(r.snr.relu2).toBeGreaterThan(30);
+  }, 120_000);
+
+  it('the LRN really divides: with alpha 0.01 the output is well below the input (a table of ones would fail)', async () => {
+    const r = await small(smallNet(lrn('local_size: 3 alpha: 0.01 beta: 0.6 k: 2')), 'nv_full');
+    // calibrated absmax of the LRN output against its input's
+    expect(r.scales.norm1! / r.scales.relu1!).toBeLessThan(0.5);
+    expect(r.snr.norm1).toBeGreaterThan(30);
+  }, 120_000);
+});
+
+describe('INT8 grouped convolution (nvdla_compiler quantises only 1/G of the widened weights)', () => {
+  it('conv2 with 2 groups: relu2 as good as the ungrouped one', async () => {
+    const pool = 'layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "mid" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }';
+    const grouped = await small(smallNet(pool, 2), 'nv_full');
+    const plain = await small(smallNet(pool, 1), 'nv_full');
+    expect(grouped.snr.relu2).toBeGreaterThan(34);
+    expect(grouped.snr.relu2).toBeGreaterThan(plain.snr.relu2! - 2);
+  }, 120_000);
+});
+
+describe('real-size INT8 nets with LRN against Caffe (seeded random weights)', () => {
+  it('AlexNet nv_full: norm1 and norm2 above 35 dB, every layer before the softmax above 32 dB', async () => {
+    const c = netCase('alexnet-b1-nv_full-int8-fast-math');
+    const r = await int8Agreement(c.prototxtText, c.deploy, c.weights, c.options);
+    expect(r.rows.map((row) => row.layer)).toEqual(['relu1', 'norm1', 'pool1', 'relu2', 'norm2', 'pool2', 'relu3', 'relu4', 'relu5', 'pool5', 'relu6', 'relu7', 'fc8', 'prob']);
+    expect(r.snr.norm1).toBeGreaterThan(35);
+    expect(r.snr.norm2).toBeGreaterThan(35);
+    expect(below(r.rows.filter((row) => row.layer !== 'prob'), 32)).toEqual([]);
+  }, 900_000);
+
+  it('GoogLeNet nv_full: pool1/norm1 and conv2/norm2 above 34 dB, every layer up to pool3 above 32 dB', async () => {
+    const c = netCase('googlenet-b1-nv_full-int8-fast-math');
+    const r = await int8Agreement(c.prototxtText, c.deploy, c.weights, c.options);
+    expect(r.rows.filter((row) => row.engine === 'CDP').map((row) => `${row.layer} ${row.precision}`)).toEqual(['pool1/norm1 INT8', 'conv2/norm2 INT8']);
+    expect(r.snr['pool1/norm1']).toBeGreaterThan(34);
+    expect(r.snr['conv2/norm2']).toBeGreaterThan(34);
+    // from inception_4b on the INT8 run drifts away from Caffe for a cause that is not the LRN
+    // (not investigated; see the report of this change): only the layers up to pool3 are held
+    const upToPool3 = r.rows.slice(0, r.rows.findIndex((row) => row.layer === 'pool3/3x3_s2') + 1);
+    expect(upToPool3.length).toBeGreaterThan(20);
+    expect(below(upToPool3, 32)).toEqual([]);
+  }, 900_000);
+});
