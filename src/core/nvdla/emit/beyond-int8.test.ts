@@ -86,3 +86,34 @@ describe('real-size INT8 nets with LRN against Caffe (seeded random weights)', (
     expect(below(upToPool3, 32)).toEqual([]);
   }, 900_000);
 });
+
+describe('INT8 weight split by input channel (nvdla_compiler: "Not enough banks to hold weight data. No software split supported")', () => {
+  // fc1's one kernel group (32 kernels x 16384 inputs, 512 KiB of int8) fills nv_full's whole convolution buffer, as VGG16's fc6 does
+  const WIDE_FC = `name: "widefc"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 1024 dim: 4 dim: 4 } } }
+layer { name: "fc1" type: "InnerProduct" bottom: "data" top: "fc1" inner_product_param { num_output: 64 } }
+layer { name: "relu1" type: "ReLU" bottom: "fc1" top: "fc1" }
+layer { name: "fc2" type: "InnerProduct" bottom: "fc1" top: "fc2" inner_product_param { num_output: 10 } }
+`;
+  it('fc1 in two chunks: the int8 sum of the partials at 35 dB or more, relu1 after its requantised bias too, fc2 as the other layers', async () => {
+    const deploy = readDeploy(WIDE_FC, 'widefc.prototxt');
+    const r = await int8Agreement(WIDE_FC, deploy, synthetic(deploy), { configtarget: 'nv_full', cprecision: 'int8', profile: 'fast-math', informat: 'nchw' });
+    const notes = r.compile.passes.find((p) => p.name === 'splitNodes')!.changes.notes.join('\n');
+    expect(notes).toMatch(/fc-0: .*split by input channel into 2 convolutions of 960 \+ 64 channels/);
+    // the two partials (SDP NOPs, each only part of fc1: not comparable alone), their sum, then bias + ReLU
+    expect(r.rows.map((row) => `${row.layer} ${row.node}`)).toEqual(['fc1 sdp-nop-0', 'fc1 sdp-nop-1', 'fc1 ew-0', 'relu1 bias-0', 'fc2 bias-1']);
+    const byNode = Object.fromEntries(r.rows.map((row) => [row.node, row]));
+    expect(byNode['ew-0']!.metrics.snrDb).toBeGreaterThan(35);
+    expect(byNode['bias-0']!.metrics.snrDb).toBeGreaterThan(35);
+    expect(byNode['bias-1']!.metrics.snrDb).toBeGreaterThan(32);
+    expect(r.rows.reduce((n, row) => n + row.saturated, 0)).toBe(0);
+  }, 120_000);
+
+  it('per-filter quantisation is refused, naming the layer', async () => {
+    const deploy = readDeploy(WIDE_FC, 'widefc.prototxt');
+    const { compileNvdla } = await import('../compile');
+    const r = compileNvdla(deploy, synthetic(deploy), { configtarget: 'nv_full', cprecision: 'int8', profile: 'fast-math', informat: 'nchw', quantizationMode: 'per-filter' });
+    expect(r.bytes).toBeNull();
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message).join('\n')).toMatch(/fc-0: .* in INT8 only with per-kernel quantisation/);
+  });
+});

@@ -8,10 +8,20 @@
  * element-wise sums on the SDP add the partials up, and the SDP op that was fused to the
  * convolution (its bias, activation, ...) then runs on the sum, reading it from memory.
  *
- * Only FP16: in INT8 each partial would need its own output scale, which a calibration table does
- * not give. The partial sums are rounded to fp16 between chunks, where one convolution would keep
+ * FP16: the partial sums are rounded to fp16 between chunks, where one convolution would keep
  * them in its wider accumulator, so results can differ from an unsplit convolution by that
  * rounding.
+ *
+ * INT8 (per-kernel quantisation): the chunks keep the kernels' int8 weights and scales Sw, so
+ * each chunk's accumulator is on the scale Si Sw. Its SDP NOP writes it as int8 on the partial
+ * scale Sp = the layer output's scale So (no calibration table names the partials; a partial
+ * sum over part of the channels is about 1/sqrt(chunks) of the whole, so So leaves headroom),
+ * converting by Si Sw / Sp; the element-wise sums keep Sp; the fused SDP, which read the
+ * accumulators (bias as b / (Si Sw), output by Si Sw / So), now reads the int8 sum from memory
+ * and is requantised for it: bias b / Sp, output by Sp / So. Each partial is rounded to int8 once
+ * and each sum once more, where one convolution rounds once: beyond-int8.test.ts measures what
+ * that costs on the DLA model. Per-filter quantisation would need a per-channel rescale of each
+ * partial, which an SDP NOP does not do: refused.
  */
 import type { Dims4 } from '../network/model';
 import { sdpCommon } from './factory';
@@ -20,6 +30,10 @@ import type { PassContext } from './graph-state';
 import { subEngine, type EngineEdge, type EngineNode, type EngineTensor } from './model';
 import { UnsupportedError } from './errors';
 import { computeBlobType, translateWtsForDC, weightDims, type WeightBlob } from './weights';
+import { scaleAndShiftFromScalar, scaleBiasToInt16 } from './low-precision';
+import { translateSdpData } from './passes/translate-aux-data';
+import { surfaceById } from './surfaces';
+import { surfaceFormat } from '../surface';
 
 export interface WeightSplitPlan {
   /** input channels of each chunk, in order */
@@ -61,14 +75,14 @@ export function planWeightSplit(totalC: number, kh: number, kw: number, bpe: num
   return null;
 }
 
-/** the weights of input channels [c0, c0 + c) of every kernel (K x C x H x W, float) */
+/** the weights of input channels [c0, c0 + c) of every kernel (K x C x H x W, float or int8) */
 function sliceChannels(raw: WeightBlob, k: number, c: number, h: number, w: number, c0: number, cn: number): WeightBlob {
-  if (raw.type !== 'FLOAT') throw new UnsupportedError('a weight split needs float weights');
-  const src = raw.values as Float32Array;
-  const out = new Float32Array(k * cn * h * w);
+  if (raw.type !== 'FLOAT' && raw.type !== 'INT8') throw new UnsupportedError(`a weight split needs float or int8 weights, not ${raw.type}`);
+  const src = raw.values as Float32Array | Int8Array;
+  const out = raw.type === 'FLOAT' ? new Float32Array(k * cn * h * w) : new Int8Array(k * cn * h * w);
   const plane = h * w;
   for (let kk = 0; kk < k; kk++) out.set(src.subarray((kk * c + c0) * plane, (kk * c + c0 + cn) * plane), kk * cn * plane);
-  return { type: 'FLOAT', count: out.length, values: out };
+  return { type: raw.type, count: out.length, values: out };
 }
 
 function tensorLike(t: EngineTensor, name: string, dims: Dims4, type: EngineTensor['type']): EngineTensor {
@@ -81,12 +95,17 @@ function tensorLike(t: EngineTensor, name: string, dims: Dims4, type: EngineTens
  */
 export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: WeightSplitPlan, ctx: PassContext): EngineNode[] {
   if (conv.params.kind !== 'conv') throw new Error(`${conv.name} is not a convolution`);
-  if (ctx.profile.computePrecision !== 'FP16') {
-    throw new UnsupportedError(`${conv.name}: its weights do not fit in the convolution buffer even one kernel group at a time; NPU Studio splits them by input channel only in FP16 (in INT8 each partial sum would need an output scale of its own)`);
-  }
+  const int8 = ctx.profile.computePrecision === 'INT8';
+  if (!int8 && ctx.profile.computePrecision !== 'FP16') throw new UnsupportedError(`${conv.name}: a weight split in ${ctx.profile.computePrecision}`);
   const sdp = conv.fusedOutput ? ed.node(conv.fusedOutput) : null;
   if (!sdp) throw new UnsupportedError(`${conv.name} has no SDP to write its output`);
   const cp = conv.params.conv;
+  if (int8 && ctx.profile.quantizationMode === 'PER_FILTER') {
+    throw new UnsupportedError(`${conv.name}: its weights do not fit in the convolution buffer even one kernel group at a time, and NPU Studio splits them by input channel in INT8 only with per-kernel quantisation (per filter, each partial sum would need a rescale per channel, which the SDP that writes it does not do)`);
+  }
+  if (int8 && sdp.params.kind !== 'sdp-bias' && sdp.params.kind !== 'sdp-nop') {
+    throw new UnsupportedError(`${conv.name}: an INT8 weight split before a ${sdp.params.kind} SDP (only bias and NOP are requantised for it)`);
+  }
   if (cp.numGroups !== 1) throw new UnsupportedError(`${conv.name}: a weight split of a grouped convolution`);
   const inEdge = ed.edge(conv.inputEdges[0]!);
   const auxEdge = ed.edge(conv.auxEdges[0]!);
@@ -114,6 +133,18 @@ export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: Weig
   conv.fusedOutput = null;
   sdp.fusedInput = null;
 
+  // INT8: the scales of the accumulators (Si Sw), the partials and sums (Sp) and the output (So)
+  const si = inEdge.tensor!.channelScales[0] ?? NaN;
+  const sw = cp.filterScales[0] ?? NaN;
+  const so = ed.edge(sdp.outputEdges[0]!).tensor!.channelScales[0] ?? NaN;
+  const sp = so;
+  if (int8 && !(si > 0 && sw > 0 && so > 0)) throw new UnsupportedError(`${conv.name}: an INT8 weight split needs the input, weight and output scales (input ${si}, weights ${sw}, output ${so})`);
+  const requantise = (s: number) => {
+    const ss = scaleAndShiftFromScalar(Math.fround(s));
+    return { enable: true, offset: 0, scale: ss.scale, truncate: ss.shift };
+  };
+  const onPartialScale = (t: EngineTensor): EngineTensor => (int8 ? { ...t, channelScales: new Array<number>(t.dims.c).fill(sp) } : t);
+
   const partials: EngineEdge[] = [];
   let c0 = 0;
   plan.channels.forEach((cn, i) => {
@@ -131,7 +162,7 @@ export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: Weig
     } else {
       node = ed.addNode(conv.engineOpType === 'CONVOLUTION_FC' ? 'fc-' : 'dc-conv-', conv.engineOpType, conv.canonicalNode, conv.origins, {
         kind: 'conv',
-        conv: { ...cp, rawWeights: w.raw, dlaWeights: w.dla, weightDims: { ...cp.weightDims }, topLeftPadding: { ...cp.topLeftPadding }, bottomRightPadding: { ...cp.bottomRightPadding }, stride: { ...cp.stride }, dilation: { ...cp.dilation }, filterScales: [], inputCVT: { ...cp.inputCVT }, batches: null, splitData: null },
+        conv: { ...cp, rawWeights: w.raw, dlaWeights: w.dla, weightDims: { ...cp.weightDims }, topLeftPadding: { ...cp.topLeftPadding }, bottomRightPadding: { ...cp.bottomRightPadding }, stride: { ...cp.stride }, dilation: { ...cp.dilation }, filterScales: [...cp.filterScales], inputCVT: { ...cp.inputCVT }, batches: null, splitData: null },
       });
       added.push(node);
       ed.addDataEdge(null, node, { name: ed.newAuxTensorName(), dims: { n: K, c: cn, h: wd.h, w: wd.w }, type: 'WEIGHT', dataFormat: 'NCHW', channelScales: [] });
@@ -142,12 +173,12 @@ export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: Weig
       node.params.conv.allottedWeightBanks = plan.weightBanks;
     }
     ed.addDataEdge(split, node, tensorLike(inEdge.tensor!, `${inEdge.tensor!.name}-c${c0}`, chunkIn, 'IO'), inEdge.canonicalEdge);
-    const nop = ed.addNode('sdp-nop-', 'SDP_NOP', null, conv.origins, { kind: 'sdp-nop', sdp: { ...sdpCommon(), convMode: 'DIRECT' } });
+    const nop = ed.addNode('sdp-nop-', 'SDP_NOP', null, conv.origins, { kind: 'sdp-nop', sdp: { ...sdpCommon(), convMode: 'DIRECT', ...(int8 ? { outCVT: requantise((si * sw) / sp) } : {}) } });
     added.push(nop);
     ed.appendNodeToEdge(stream, 'second', nop);
     node.fusedOutput = nop.id;
     nop.fusedInput = node.id;
-    partials.push(ed.addDataEdge(nop, null, tensorLike(streamEdge.tensor!, `${streamEdge.tensor!.name}-partial${i}`, outDims, 'IO')));
+    partials.push(ed.addDataEdge(nop, null, onPartialScale(tensorLike(streamEdge.tensor!, `${streamEdge.tensor!.name}-partial${i}`, outDims, 'IO'))));
     c0 += cn;
   });
 
@@ -156,14 +187,43 @@ export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: Weig
   for (let i = 1; i < partials.length; i++) {
     const ew = ed.addNode('ew-', 'SDP_ELEMENTWISE', null, conv.origins, {
       kind: 'sdp-ew',
-      sdp: { ...sdpCommon(), x1: subEngine({ mode: 'PER_ELEMENT', aluType: 'SUM', opType: 'ADD', actType: 'NONE' }) },
+      sdp: { ...sdpCommon(), x1: subEngine({ mode: 'PER_ELEMENT', aluType: 'SUM', opType: 'ADD', actType: 'NONE' }), ...(int8 ? { outCVT: requantise(1) } : {}) },
       operation: 'SUM',
     });
     added.push(ew);
     ed.appendNodeToEdge(acc, 'second', ew);
     ed.appendNodeToEdge(partials[i]!, 'second', ew);
-    acc = ed.addDataEdge(ew, null, tensorLike(streamEdge.tensor!, `${streamEdge.tensor!.name}-sum${i}`, outDims, 'IO'));
+    acc = ed.addDataEdge(ew, null, onPartialScale(tensorLike(streamEdge.tensor!, `${streamEdge.tensor!.name}-sum${i}`, outDims, 'IO')));
   }
   ed.appendNodeToEdge(acc, 'second', sdp);
+  if (int8) requantiseForSum(ed, sdp, si * sw, sp, so, ctx);
   return added;
+}
+
+/**
+ * INT8: the SDP that was fused to the convolution read accumulators on the scale `accScale`
+ * (Si Sw); it now reads the int8 sum on `sumScale` from memory. Its bias (int16 b / accScale with
+ * a left shift) is recovered as b and scaled again to b / sumScale; its output conversion becomes
+ * sumScale / So.
+ */
+function requantiseForSum(ed: EngineGraphEditor, sdp: EngineNode, accScale: number, sumScale: number, so: number, ctx: PassContext): void {
+  const p = sdp.params;
+  const f32 = Math.fround;
+  const ss = scaleAndShiftFromScalar(f32(sumScale / so));
+  if (p.kind === 'sdp-nop') {
+    p.sdp.outCVT = { enable: true, offset: 0, scale: ss.scale, truncate: ss.shift };
+    return;
+  }
+  if (p.kind !== 'sdp-bias') throw new UnsupportedError(`${sdp.name}: an INT8 weight split before a ${p.kind} SDP`);
+  if (p.sdp.x1.isINT8Rescaling) throw new UnsupportedError(`${sdp.name}: an INT8 weight split with per-channel rescaling`);
+  if (p.rawBiasData.type !== 'INT16') throw new UnsupportedError(`${sdp.name}: an INT8 weight split needs the bias already quantised (it is ${p.rawBiasData.type})`);
+  const q = p.rawBiasData.values as Int16Array;
+  const bias = Float32Array.from(q, (v) => v * 2 ** p.sdp.x1.shiftValue * accScale);
+  const r = scaleBiasToInt16(bias, sumScale, null);
+  p.rawBiasData = { type: 'INT16', count: r.values.length, values: r.values };
+  p.sdp.x1.shiftValue = r.shift;
+  p.sdp.outCVT = { enable: true, offset: 0, scale: ss.scale, truncate: ss.shift };
+  const aux = surfaceById(ed.graph, ed.edge(sdp.auxEdges[0]!).surface!);
+  const rt = computeBlobType(surfaceFormat(aux.format).precision);
+  p.dlaBiasData = translateSdpData(p.sdp.x1.mode, aux.dims, p.rawBiasData, rt, ctx.target.atomicKSize, sdp);
 }

@@ -27,7 +27,7 @@ function newBlob(type: BlobType, n: number): WeightBlob {
 }
 
 /** `translateDataForBias` / `translateDataForScale` (per layer, per channel; per element as feature data) */
-function translateSdpData(mode: string, dims: { n: number; c: number; h: number; w: number }, src: WeightBlob, rt: BlobType, channelsPerGroup: number, node: EngineNode): WeightBlob {
+export function translateSdpData(mode: string, dims: { n: number; c: number; h: number; w: number }, src: WeightBlob, rt: BlobType, channelsPerGroup: number, node: EngineNode): WeightBlob {
   const conv = convert(rt, src.type);
   if (mode === 'PER_LAYER') {
     const out = newBlob(rt, src.count);
