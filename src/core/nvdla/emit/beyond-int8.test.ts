@@ -117,3 +117,37 @@ layer { name: "fc2" type: "InnerProduct" bottom: "fc1" top: "fc2" inner_product_
     expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message).join('\n')).toMatch(/fc-0: .* in INT8 only with per-kernel quantisation/);
   });
 });
+
+describe('splitWeightsAndData on nv_small (nvdla_compiler: "splitWeightsAndData is not yet supported")', () => {
+  // conv1's input (512 x H x W int8) needs more than the profile's 8 data banks and one kernel
+  // group (8 kernels x 512 x 3 x 3 = 36 KiB) more than its 8 weight banks, as VGG16's conv4/conv5 on nv_small
+  const net = (hw: number, k: number, group: number) => `name: "swd"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 512 dim: ${hw} dim: ${hw} } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: ${k} kernel_size: 3 pad: 1 group: ${group} } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  const run = async (text: string) => {
+    const deploy = readDeploy(text, 'swd.prototxt');
+    const r = await int8Agreement(text, deploy, synthetic(deploy), { configtarget: 'nv_small', cprecision: 'int8', profile: 'fast-math', informat: 'nchw' });
+    return { r, notes: r.compile.passes.find((p) => p.name === 'splitNodes')!.changes.notes.join('\n'), node: (n: string) => r.rows.find((row) => row.node === n)! };
+  };
+
+  it('32x32: two channel chunks (448 + 64), the first in 8 bands of rows; the sum, relu1 and conv2 as the other int8 layers', async () => {
+    const { r, notes, node } = await run(net(32, 16, 1));
+    expect(notes).toMatch(/dc-conv-0: input of 128 banks and one kernel group of weights of 9 banks exceed the profile's 8 \+ 8 .* 2 convolutions of 448 \+ 64 channels/);
+    expect(notes).toMatch(/dc-conv-0: input of 112 banks split into 8 partial-height convolutions/);
+    // the first chunk's partial is one row made of its 8 band slots
+    expect(r.rows[0]!.bands?.slots.length).toBe(8);
+    expect(node('ew-0').metrics.snrDb).toBeGreaterThan(34);
+    expect(node('bias-0').metrics.snrDb).toBeGreaterThan(34);
+    expect(node('bias-1').metrics.snrDb).toBeGreaterThan(32);
+  }, 300_000);
+
+  it('a depthwise 3x3 over 512 channels (MobileNet\'s dc-conv-13 on nv_small): its widened kernels split the same way, relu1 above 35 dB', async () => {
+    const { notes, node } = await run(net(14, 512, 512));
+    expect(notes).toMatch(/dc-conv-0: input of 25 banks and one kernel group of weights of 9 banks exceed .* 2 convolutions of 448 \+ 64 channels/);
+    expect(node('ew-0').metrics.snrDb).toBeGreaterThan(35);
+    expect(node('bias-0').metrics.snrDb).toBeGreaterThan(35);
+  }, 300_000);
+});

@@ -75,6 +75,27 @@ export function planWeightSplit(totalC: number, kh: number, kw: number, bpe: num
   return null;
 }
 
+/**
+ * splitWeightsAndData (NPU Studio's own; nvdla_compiler's is a stub): the input is too big for
+ * the profile's data banks and one kernel group of weights for its weight banks. The fewest
+ * equal chunks of input channels (multiples of the CBUF atom's) whose kernel group fits the
+ * profile's weight banks; each chunk's convolution is then split by height like any other whose
+ * input does not fit. `dataBanks` is left 0: the data split decides it per chunk.
+ */
+export function planWeightAndDataSplit(totalC: number, kh: number, kw: number, bpe: number, ctx: PassContext): WeightSplitPlan | null {
+  const t = ctx.target;
+  const compressed = ctx.profile.canCompressWeights && t.isCompressWeightsCapable ? 1 : 0;
+  const step = t.atomicCSize;
+  for (let c = Math.floor((totalC - 1) / step) * step; c >= step; c -= step) {
+    const w = minWeightBanks(c, kh, kw, bpe, ctx);
+    if (w + compressed > ctx.profile.convWeightBanksAllotted) continue;
+    const channels: number[] = [];
+    for (let at = 0; at < totalC; at += c) channels.push(Math.min(c, totalC - at));
+    return { channels, dataBanks: 0, weightBanks: w };
+  }
+  return null;
+}
+
 /** the weights of input channels [c0, c0 + c) of every kernel (K x C x H x W, float or int8) */
 function sliceChannels(raw: WeightBlob, k: number, c: number, h: number, w: number, c0: number, cn: number): WeightBlob {
   if (raw.type !== 'FLOAT' && raw.type !== 'INT8') throw new UnsupportedError(`a weight split needs float or int8 weights, not ${raw.type}`);
@@ -110,7 +131,8 @@ export function splitWeights(ed: EngineGraphEditor, conv: EngineNode, plan: Weig
   const inEdge = ed.edge(conv.inputEdges[0]!);
   const auxEdge = ed.edge(conv.auxEdges[0]!);
   const streamEdge = ed.edge(conv.outputEdges[0]!);
-  const wd = auxEdge.tensor!.dims;
+  // the weights as they are now (a grouped convolution's were widened to all input channels)
+  const wd = auxEdge.surface ? surfaceById(ed.graph, auxEdge.surface).dims : auxEdge.tensor!.dims;
   const K = wd.n;
   const C = wd.c;
   const raw = cp.rawWeights;

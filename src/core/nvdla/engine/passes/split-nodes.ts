@@ -20,7 +20,7 @@ import { bufferById, surfaceById, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { UnsupportedError } from '../errors';
 import { determineSplitDataRatios, splitData } from '../split-data';
-import { planWeightSplit, splitWeights } from '../split-weights';
+import { planWeightAndDataSplit, planWeightSplit, splitWeights } from '../split-weights';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
 const f32 = Math.fround;
@@ -126,7 +126,31 @@ function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, ch
   else if (2 * minWt + compressed <= ctx.profile.convWeightBanksAllotted) [wtBanks, mode] = [2 * minWt, 'weights in ping-pong'];
   else if (minWt + compressed <= ctx.profile.convWeightBanksAllotted) [wtBanks, mode] = [minWt, 'one kernel group of weights'];
   else if (minWt < ctx.profile.convWeightBanksAllotted) return; // upstream's empty branch: nothing is allotted
-  else throw new UnsupportedError('splitWeightsAndData is not yet supported');
+  else {
+    // splitWeightsAndData (a stub upstream, "not yet supported"): chunks of input channels whose
+    // kernel group fits the weight banks, each chunk's convolution then split by height
+    const plan = planWeightAndDataSplit(src.dims.c, wt.dims.h, wt.dims.w, surfaceFormat(wt.format).bytesPerElement, ctx);
+    if (!plan) throw new UnsupportedError(`${node.name}: splitWeightsAndData: even ${ctx.target.atomicCSize} input channels of one kernel group need more than the profile's ${ctx.profile.convWeightBanksAllotted} weight banks`);
+    const added = splitWeights(ed, node, plan, ctx);
+    const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+    aux.dims = { ...ed.edge(node.auxEdges[0]!).tensor!.dims };
+    aux.size = 0;
+    aux.lineStride = 0;
+    aux.surfaceStride = 0;
+    const tb = aux.buffer ? bufferById(g, aux.buffer) : undefined;
+    if (tb) tb.size = 0;
+    changes.changed.push(node.id);
+    for (const n of added) changes.added.push(n.id);
+    changes.notes.push(
+      `${node.name}: input of ${data} banks and one kernel group of weights of ${minWt} banks exceed the profile's ${ctx.profile.convDataBanksAllotted} + ${ctx.profile.convWeightBanksAllotted} (nvdla_compiler: "splitWeightsAndData is not yet supported"); split by input channel into ${plan.channels.length} convolutions of ${plan.channels.join(' + ')} channels whose partial sums are added on the SDP, each split by height as its input needs`,
+    );
+    refreshGraphState(g, ctx);
+    for (const conv of [node, ...added.filter((n) => n.params.kind === 'conv')]) {
+      splitConv(new EngineGraphEditor(g), conv, ctx, changes);
+      refreshAfterLocalEdit(g, ctx);
+    }
+    return;
+  }
   p.allottedWeightBanks = wtBanks;
   const spare = banks - wtBanks - compressed;
   const chunks = determineSplitDataRatios(ed, node, spare, ctx, entriesPerSlice(node, src, ctx));
