@@ -46,11 +46,11 @@ describe('INT8 LRN table (NPU Studio; nvdla_compiler has none)', () => {
     { name: 'AlexNet (n 5, alpha 1e-4, beta 0.75, k 1)', p: { localSize: 5, alpha: 1e-4, beta: 0.75, k: 1 }, inScale: 0.9 },
     { name: 'strong (n 3, alpha 0.01, beta 0.6, k 2)', p: { localSize: 3, alpha: 0.01, beta: 0.6, k: 2 }, inScale: 0.3 },
     { name: 'n 9, alpha 1, beta 0.75, k 1', p: { localSize: 9, alpha: 1, beta: 0.75, k: 1 }, inScale: 0.02 },
-    // alpha/n s_in^2 x the largest sum = 940 k: the fine table's first step already moves the factor 0.6 %
-    { name: 'very strong (n 3, alpha 0.01, beta 0.6, k 2, input scale 2.4)', p: { localSize: 3, alpha: 0.01, beta: 0.6, k: 2 }, inScale: 2.4, tolerance: 8e-3 },
+    // alpha/n s_in^2 x the largest sum = 940 k: the fine table's first step moves the factor ~7 %, interpolated to within 0.9 %
+    { name: 'very strong (n 3, alpha 0.01, beta 0.6, k 2, input scale 2.4)', p: { localSize: 3, alpha: 0.01, beta: 0.6, k: 2 }, inScale: 2.4, tolerance: 1e-2 },
   ];
 
-  it.each(cases)('$name: every square sum of int8 inputs, through the CDP lookup, is the float factor to 0.3 % (0.8 % for a very strong one)', ({ p, inScale, tolerance = 3e-3 }) => {
+  it.each(cases)('$name: every square sum of int8 inputs, through the CDP lookup, is the float factor to 0.3 % (1 % for a very strong one)', ({ p, inScale, tolerance = 3e-3 }) => {
     const plan = lrnInt8Table(p, inScale);
     const lut = asCdpReads(plan.lut);
     const max = p.localSize * 128 * 128;
