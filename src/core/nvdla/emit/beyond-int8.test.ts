@@ -73,17 +73,17 @@ describe('real-size INT8 nets with LRN against Caffe (seeded random weights)', (
     expect(below(r.rows.filter((row) => row.layer !== 'prob'), 32)).toEqual([]);
   }, 900_000);
 
-  it('GoogLeNet nv_full: pool1/norm1 and conv2/norm2 above 34 dB, every layer up to pool3 above 32 dB', async () => {
-    const c = netCase('googlenet-b1-nv_full-int8-fast-math');
+  it('GoogLeNet nv_small: pool1/norm1 and conv2/norm2 above 34 dB, every layer up to pool2 above 34 dB', async () => {
+    const c = netCase('googlenet-b1-nv_small-int8-fast-math');
     const r = await int8Agreement(c.prototxtText, c.deploy, c.weights, c.options);
     expect(r.rows.filter((row) => row.engine === 'CDP').map((row) => `${row.layer} ${row.precision}`)).toEqual(['pool1/norm1 INT8', 'conv2/norm2 INT8']);
     expect(r.snr['pool1/norm1']).toBeGreaterThan(34);
     expect(r.snr['conv2/norm2']).toBeGreaterThan(34);
-    // from inception_4b on the INT8 run drifts away from Caffe for a cause that is not the LRN
-    // (not investigated; see the report of this change): only the layers up to pool3 are held
-    const upToPool3 = r.rows.slice(0, r.rows.findIndex((row) => row.layer === 'pool3/3x3_s2') + 1);
-    expect(upToPool3.length).toBeGreaterThan(20);
-    expect(below(upToPool3, 32)).toEqual([]);
+    // inside the inceptions the INT8 run drifts away from Caffe (from inception_3a's reduce
+    // convolutions on) for a cause that is not the LRN, not found yet: only the layers up to pool2 are held
+    const upToPool2 = r.rows.slice(0, r.rows.findIndex((row) => row.layer === 'pool2/3x3_s2') + 1);
+    expect(upToPool2.map((row) => row.layer)).toEqual(['conv1/relu_7x7', 'pool1/3x3_s2', 'pool1/norm1', 'conv2/relu_3x3_reduce', 'conv2/relu_3x3', 'conv2/norm2', 'pool2/3x3_s2']);
+    expect(below(upToPool2, 34)).toEqual([]);
   }, 900_000);
 });
 
@@ -150,4 +150,32 @@ layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convoluti
     expect(node('ew-0').metrics.snrDb).toBeGreaterThan(35);
     expect(node('bias-0').metrics.snrDb).toBeGreaterThan(35);
   }, 300_000);
+});
+
+describe('INT8 channel concatenation with an input starting mid channel group', () => {
+  const net = (a: number) => `name: "cat"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 32 dim: 8 dim: 8 } } }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "ra" type: "ReLU" bottom: "a" top: "a" }
+layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "rb" type: "ReLU" bottom: "b" top: "b" }
+layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+layer { name: "c" type: "Convolution" bottom: "cat" top: "c" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  it('208 + 48 channels on nv_full (32-channel groups) is refused, naming the concat; before, the loadable wrote past its buffer on the DLA model', async () => {
+    const deploy = readDeploy(net(208), 'cat.prototxt');
+    const { compileNvdla } = await import('../compile');
+    const r = compileNvdla(deploy, synthetic(deploy), { configtarget: 'nv_full', cprecision: 'int8', informat: 'nchw' });
+    expect(r.bytes).toBeNull();
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([expect.stringMatching(/^Concat 'cat': its input 2 starts at channel 208, not a multiple of the 32 channels/)]);
+  });
+
+  it('the same on nv_small (8-channel groups) and 192 + 48 on nv_full compile, c after the concat above 34 dB', async () => {
+    for (const [a, target] of [[208, 'nv_small'], [192, 'nv_full']] as const) {
+      const text = net(a);
+      const deploy = readDeploy(text, 'cat.prototxt');
+      const r = await int8Agreement(text, deploy, synthetic(deploy), { configtarget: target, cprecision: 'int8', profile: 'fast-math', informat: 'nchw' });
+      expect(r.snr.c).toBeGreaterThan(34);
+    }
+  }, 120_000);
 });

@@ -214,6 +214,24 @@ class Generator extends NodeFactory {
         return;
       }
       case 'CONCATENATION': {
+        if (this.int8) {
+          // a channel concat places each input's surface after the previous ones' whole channel
+          // groups (Surface.cpp sums their sizes): an input starting mid-group lands after a gap,
+          // and the consumers read the wrong channels (or past the buffer). FP16 groups 16 channels
+          // on nv_full, INT8 32, so GoogLeNet's inception_4a (192 + 208 + ...) breaks only in INT8.
+          const perGroup = this.target.atomicKSize;
+          let at = 0;
+          can.inputEdges.forEach((ce, i) => {
+            if (i > 0 && at % perGroup !== 0) {
+              this.fail(can, `Concat '${can.name}': its input ${i + 1} starts at channel ${at}, not a multiple of the ${perGroup} channels an INT8 feature surface groups on ${this.target.name}, so its channels would land after a gap and the layers reading '${can.name}' would read the wrong ones (compile with --cprecision fp16, or make the inputs before it multiples of ${perGroup} channels)`, {
+                upstream: 'none: the concatenation is compiled with the gap',
+                upstreamBehaviour: 'wrong-result',
+                studio: 'NPU Studio refuses the concatenation it cannot place',
+              });
+            }
+            at += this.canEdges.get(ce)!.tensor.dims.c;
+          });
+        }
         const concat = ed.addNode('concat-', 'CONCATENATION_CONCAT', can.id, can.origins, { kind: 'concat', axis: 'C', canonicalInputs: [...can.inputEdges] });
         for (const e of src) ed.appendNodeToEdge(e, 'second', concat);
         for (const e of sink) ed.appendNodeToEdge(e, 'first', concat);
