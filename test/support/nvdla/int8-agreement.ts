@@ -1,6 +1,6 @@
 /**
  * An INT8 compile checked against Caffe: the net's seeded random weights (the oracle tests'
- * weights, `encodeSyntheticCaffemodel` seed 1) run through the Caffe float pass (core/caffe) on a
+ * weights, `syntheticCaffemodel`, seed 1) run through the Caffe float pass (core/caffe) on a
  * few seeded inputs to make a calibration table (max; `int8ScaleTies`: pooling layers on their
  * input's scale, Concat inputs on the Concat's), the net is compiled INT8 with that table, and the loadable runs on the DLA
  * model on another input; every op slot's output is compared with its Caffe layer
@@ -17,7 +17,7 @@ import { slotLayersOf } from '../../../src/core/dla/slot-layers';
 import { read } from '../../../src/core/loadable/read';
 import { parseCalibrationTable } from '../../../src/core/nvdla/calibrate/table';
 import { compileNvdla, type NvdlaCompileResult } from '../../../src/core/nvdla/compile';
-import { encodeSyntheticCaffemodel } from '../../../src/core/nvdla/network/synthetic-weights';
+import { syntheticCaffemodel } from './fixtures';
 import type { CaffeDeploy, CaffeWeights } from '../../../src/core/nvdla/network/caffe-input';
 import type { NvdlaCompileOptions } from '../../../src/core/nvdla/options';
 import { seededRandom } from '../../../src/core/random';
@@ -50,7 +50,7 @@ export async function int8Agreement(
   const model = openCaffeModel(
     [
       { name: 'deploy.prototxt', bytes: new TextEncoder().encode(prototxtText) },
-      { name: 'weights.caffemodel', bytes: encodeSyntheticCaffemodel(deploy.net, 1) },
+      { name: 'weights.caffemodel', bytes: syntheticCaffemodel(deploy) },
     ],
     { batch: 1 },
   );
