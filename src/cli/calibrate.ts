@@ -7,8 +7,10 @@
  * whose first axis holds the items.
  *
  * Pooling layers take the scale of the layer they pool: the PDP writes its input's int8 values
- * without rescaling, and a pooling scale of its own would make the compiler misread them
- * (`--no-ties` keeps every tensor's own scale, as a TensorRT table has).
+ * without rescaling, and a pooling scale of its own would make the compiler misread them; every
+ * input of a Concat takes the Concat's scale, since the concatenation only places the producers'
+ * int8 values side by side (`int8ScaleTies`; `--no-ties` keeps every tensor's own scale, as a
+ * TensorRT table has).
  */
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -18,7 +20,7 @@ import { runForward } from '../core/caffe/forward/run';
 import { imageToBlob, type ColorOrder } from '../core/caffe/input';
 import { openCaffeModel } from '../core/caffe/model';
 import { readNpy } from '../core/caffe/npy';
-import { CalibrationCollector, parseCalibrationMethod, poolingScaleTies } from '../core/dla/calibrate';
+import { CalibrationCollector, parseCalibrationMethod, int8ScaleTies } from '../core/dla/calibrate';
 import { collectRun, netLayers } from '../core/dla/caffe-reference';
 import type { Command } from './command';
 import { createNodeKernels } from './kernels';
@@ -125,7 +127,7 @@ export const calibrateCommand: Command = {
     } finally {
       kernels.dispose();
     }
-    const ties = v['no-ties'] === true ? {} : poolingScaleTies(netLayers(net));
+    const ties = v['no-ties'] === true ? {} : int8ScaleTies(netLayers(net));
     const result = collector.result(method, basename(out), ties);
     writeFileSync(out, JSON.stringify(result.table, null, 4) + '\n');
     if (v.json === true) {
@@ -136,7 +138,7 @@ export const calibrateCommand: Command = {
     const w = Math.max(...result.rows.map((r) => r.name.length), 6);
     lines.push(`${'tensor'.padEnd(w)}  absmax      threshold   scale       clipped`);
     for (const r of result.rows) {
-      lines.push(`${r.name.padEnd(w)}  ${r.absmax.toPrecision(5).padEnd(10)}  ${r.threshold.toPrecision(5).padEnd(10)}  ${r.scale.toPrecision(5).padEnd(10)}  ${(100 * r.clipped).toFixed(3)}%${r.tiedTo ? `  (the scale of ${r.tiedTo}: pooling cannot rescale)` : ''}`);
+      lines.push(`${r.name.padEnd(w)}  ${r.absmax.toPrecision(5).padEnd(10)}  ${r.threshold.toPrecision(5).padEnd(10)}  ${r.scale.toPrecision(5).padEnd(10)}  ${(100 * r.clipped).toFixed(3)}%${r.tiedTo ? `  (the scale of ${r.tiedTo}: pooling and concatenation cannot rescale)` : ''}`);
     }
     io.out(lines.join('\n') + '\n');
     return EXIT_OK;

@@ -3,19 +3,19 @@
  * service runs each input, and every layer's float output (keyed by layer name, the network input
  * by its name: the keys of nvdla_compiler's `--calibtable`, notes 8.1) goes into the one-pass
  * histograms of calibrate.ts. The collector is kept so another method re-reads the same
- * histograms without running the inputs again. Pooling layers take their input's scale
- * (`poolingScaleTies`: the PDP cannot rescale).
+ * histograms without running the inputs again. Pooling layers take their input's scale and the
+ * inputs of a Concat the Concat's (`int8ScaleTies`: neither the PDP nor a concatenation rescales).
  */
 import { FormatError } from '../errors';
 import type { RunInputValue, RunService, SourceFile } from '../format';
-import { CalibrationCollector, deployLayers, poolingScaleTies, type CalibrationMethod, type CalibrationResult } from './calibrate';
+import { CalibrationCollector, deployLayers, int8ScaleTies, type CalibrationMethod, type CalibrationResult } from './calibrate';
 import type { CalibrationProgress } from './run-types';
 import type { CaffeKernels } from '../caffe/forward/heavy';
 
 export interface CaffeCalibration {
   /** the histograms of every input run so far */
   collector: CalibrationCollector;
-  /** pooling layer -> the layer whose scale it takes */
+  /** pooling layer or Concat input -> the layer whose scale it takes */
   ties: Record<string, string>;
   /** the inputs' names, in order */
   inputs: string[];
@@ -29,12 +29,12 @@ export interface CaffeCalibrationHooks {
   kernels?: CaffeKernels;
 }
 
-/** The deploy text of a Caffe file set (the `.prototxt`), for the pooling ties; null when there is none. */
+/** The deploy text of a Caffe file set (the `.prototxt`), for the scale ties; none when there is no deploy. */
 async function tiesOf(files: SourceFile[]): Promise<Record<string, string>> {
   const deployFile = files.find((f) => !/\.caffemodel$/i.test(f.name));
   if (!deployFile) return {};
   const { readDeploy } = await import('../nvdla/network/caffe-files');
-  return poolingScaleTies(deployLayers(readDeploy(new TextDecoder().decode(deployFile.bytes), deployFile.name)));
+  return int8ScaleTies(deployLayers(readDeploy(new TextDecoder().decode(deployFile.bytes), deployFile.name)));
 }
 
 /**

@@ -175,6 +175,33 @@ describe('calibration from the Caffe document', () => {
     expect(wider).toEqual([]);
     expect(max.inputs).toBe(3);
   }, 60_000);
+
+  it('a Concat: every input takes the Concat\'s scale (the concatenation places their int8 values side by side unscaled)', async () => {
+    const deploy = [
+      'name: "cat"',
+      'input: "data"',
+      'input_shape { dim: 1 dim: 2 dim: 6 dim: 6 }',
+      'layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }',
+      'layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 4 kernel_size: 1 } }',
+      'layer { name: "bp" type: "Pooling" bottom: "b" top: "bp" pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 } }',
+      'layer { name: "cat" type: "Concat" bottom: "a" bottom: "bp" top: "cat" }',
+    ].join('\n');
+    const deployBytes = new TextEncoder().encode(deploy);
+    const files: SourceFile[] = [
+      { name: 'cat.prototxt', bytes: deployBytes },
+      { name: 'cat.caffemodel', bytes: syntheticCaffemodel(readDeploy(deploy, 'cat.prototxt')) },
+    ];
+    const caffe = await openDocument(files, { batch: 1 });
+    const run = serviceOf(caffe, 'run');
+    const values = Float32Array.from({ length: 72 }, (_, i) => Math.sin(i * 0.7) * 3);
+    const c = await calibrateCaffe(run, files, [{ name: 'x.npy', value: { kind: 'array', file: 'x.npy', bytes: writeNpy([1, 2, 6, 6], values) } }]);
+    const max = c.result({ kind: 'max' });
+    expect(Object.fromEntries(max.rows.filter((r) => r.tiedTo).map((r) => [r.name, r.tiedTo]))).toEqual({ a: 'cat', b: 'cat', bp: 'cat' });
+    expect(new Set(['a', 'b', 'bp', 'cat'].map((n) => max.table[n]!.scale)).size).toBe(1);
+    // the Concat's own range covers both inputs', so no input is clipped by the shared scale
+    const absmax = (n: string) => max.rows.find((r) => r.name === n)!.absmax;
+    expect(absmax('cat')).toBe(Math.max(absmax('a'), absmax('bp')));
+  }, 60_000);
 });
 
 describe('one service for the Run view, the CLI and the bench', () => {
