@@ -153,8 +153,20 @@ function inNodeAttributes(u: UnionValue | null, add: (name: string, value: strin
   }
 }
 
+/** Whether an options table can hold a subgraph index (per table name, from the schema; unknown tables are read). */
+const MAY_REFER: Map<string, boolean> = new Map();
+function mayReferToSubgraphs(name: string): boolean {
+  let may = MAY_REFER.get(name);
+  if (may === undefined) {
+    const def = CIRCLE_SCHEMA.tables[name];
+    may = !def || def.fields.some((f) => f.name.endsWith('_subgraph_index'));
+    MAY_REFER.set(name, may);
+  }
+  return may;
+}
+
 function subgraphRefs(u: UnionValue | null): string[] {
-  if (!u) return [];
+  if (!u || !mayReferToSubgraphs(u.name)) return [];
   const refs: string[] = [];
   for (const [k, v] of Object.entries(u.fields as OptionTable)) {
     if (k.endsWith('_subgraph_index') && typeof v === 'number') refs.push(graphId(v));
@@ -328,7 +340,9 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
   const isConstant = new Uint8Array(nt);
   for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
-  const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2);
+  // capacities: one node per input, operator and output; edges and constant rows are counted
+  // below as they come (columns grow), these hints spare most of the regrowing at 100,000 operators
+  const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2, sg.operators.length);
   const st = b.strings;
   // per tensor, once: its name and type text as string ids
   const nameId = new Int32Array(nt).fill(-1);
@@ -378,8 +392,10 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
     const attr = (name: string, value: string) => b.attribute(st.add(name), st.add(value));
     inNodeAttributes(op.builtinOptions, attr);
     inNodeAttributes(op.builtinOptions2, attr);
-    const refs = op.builtinOptions || op.builtinOptions2 ? [...subgraphRefs(op.builtinOptions), ...subgraphRefs(op.builtinOptions2)] : [];
-    b.subgraphRefs(node, refs);
+    if (op.builtinOptions || op.builtinOptions2) {
+      const r1 = subgraphRefs(op.builtinOptions), r2 = subgraphRefs(op.builtinOptions2);
+      if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
+    }
     opNode[i] = node;
     for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
   }

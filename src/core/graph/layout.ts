@@ -643,14 +643,22 @@ export function layout(input: LayoutInput, options: LayoutOptions, onProgress?: 
 
   onProgress?.('assemble', 0.99);
   for (let e = 0; e < m; e++) edgeCount[e + 1] += edgeCount[e];
-  const edgeOffsets = Uint32Array.from(edgeCount);
+  const edgeOffsets = new Uint32Array(edgeCount);
   const edgePoints = new Float64Array(2 * edgeCount[m]);
   for (let c = 0; c < compCount; c++) {
     const pts = edgePts[c];
     const offs = edgeLocalOffsets[c];
     if (!pts || !offs) continue;
     const es = edgesBy.start[c];
-    for (let i = 0; i < edgesBy.start[c + 1] - es; i++) {
+    const ec = edgesBy.start[c + 1] - es;
+    // a component whose edges are consecutive in the input (one big graph) is one copy
+    let consecutive = ec > 0;
+    for (let i = 1; i < ec && consecutive; i++) if (edgesBy.idx[es + i] !== edgesBy.idx[es] + i) consecutive = false;
+    if (consecutive) {
+      edgePoints.set(pts.subarray(2 * offs[0], 2 * offs[ec]), 2 * edgeOffsets[edgesBy.idx[es]]);
+      continue;
+    }
+    for (let i = 0; i < ec; i++) {
       const e = edgesBy.idx[es + i];
       let to = 2 * edgeOffsets[e];
       for (let q = 2 * offs[i]; q < 2 * offs[i + 1]; q++) edgePoints[to++] = pts[q];

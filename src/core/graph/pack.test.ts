@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { copyPack, decodeStrings, packBuffers, packedNodeRows, packGraph, shapeText, unpackGraph, unpackGraphSliced, CATEGORIES, StringTableBuilder } from './pack';
+import { copyPack, decodeStrings, decodeStringsSliced, packBuffers, packedNodeRows, packGraph, shapeText, unpackGraph, unpackGraphSliced, CATEGORIES, StringTableBuilder } from './pack';
 import { resnetGraph, transformerGraph } from './synthetic';
 import type { Graph, GraphConstant, GraphNode, NodeKind } from './model';
 
@@ -75,6 +75,23 @@ describe('graph pack', () => {
     const st = new StringTableBuilder();
     const ids = ['a\ud800b', '\u4e2d\ud83d\ude00', 'x\udc00', 'tail'].map((t) => st.add(t));
     expect(ids.map((i) => decodeStrings(st.finish())[i])).toEqual(['a\ufffdb', '\u4e2d\ud83d\ude00', 'x\ufffd', 'tail']);
+  });
+
+  it('sliced decoding gives the strings of the one-call decode, whatever piece size cuts through characters (property)', async () => {
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom('a', '\u00e9', '\u4e2d', '\ud83d\ude00', '\ud800'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 9 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { maxLength: 40 }), fc.integer({ min: 1, max: 64 }), async (texts, piece) => {
+        const st = new StringTableBuilder();
+        for (const t of texts) st.append(t);
+        const table = st.finish();
+        let yields = 0;
+        const sliced = await decodeStringsSliced(table, async () => void yields++, piece);
+        expect(sliced).toEqual(decodeStrings(table));
+        // one yield per piece: the work really is cut
+        expect(yields).toBe(table.utf8.length ? Math.ceil(table.utf8.length / piece) : texts.length ? 1 : 0);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('interns strings: a repeated type or label is stored once; unique ids and names are stored as they come', () => {

@@ -71,17 +71,33 @@ export function buildStyle(
     return fi;
   };
   const chainFill: number[] = [];
+  // a node's fill depends only on its kind and category, its border on its kind: looked up once
+  // per pair (100,000 nodes have a handful of pairs)
+  const fillByKind = new Map<string, Map<string, number>>();
+  const borderByKind = new Map<string, number>();
   for (let i = 0; i < nodeCount; i++) {
     const node = graph.nodes[i];
-    nodeFill[i] = fillOf(fillOverride?.[i] || nodeFillColor(node, palette));
+    const override = fillOverride?.[i];
+    if (override) nodeFill[i] = fillOf(override);
+    else {
+      let byCategory = fillByKind.get(node.kind);
+      if (!byCategory) fillByKind.set(node.kind, (byCategory = new Map()));
+      let fi = byCategory.get(node.category);
+      if (fi === undefined) byCategory.set(node.category, (fi = fillOf(nodeFillColor(node, palette))));
+      nodeFill[i] = fi;
+    }
     // a chained layer's band keeps its own category colour (a colour override paints the whole box)
-    for (const c of node.chain ?? []) chainFill.push(fillOverride?.[i] ? nodeFill[i]! : fillOf(nodeFillColor({ kind: 'op', category: c.category }, palette)));
-    const b = nodeBorderColor(node, palette);
-    let bi = borderIndex.get(b);
+    if (node.chain) for (const c of node.chain) chainFill.push(override ? nodeFill[i]! : fillOf(nodeFillColor({ kind: 'op', category: c.category }, palette)));
+    let bi = borderByKind.get(node.kind);
     if (bi === undefined) {
-      bi = borders.length;
-      borders.push(b);
-      borderIndex.set(b, bi);
+      const b = nodeBorderColor(node, palette);
+      bi = borderIndex.get(b);
+      if (bi === undefined) {
+        bi = borders.length;
+        borders.push(b);
+        borderIndex.set(b, bi);
+      }
+      borderByKind.set(node.kind, bi);
     }
     nodeBorder[i] = bi;
     const o = outlineOverride?.[i];

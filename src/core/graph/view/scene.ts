@@ -30,6 +30,9 @@ export interface SceneData {
   /** edge of each flattened point */
   pointEdge: Uint32Array;
   nav: NavIndex;
+  /** edges by source node, in edge order: the edges leaving node i are outEdges[outEdgeStart[i] .. outEdgeStart[i + 1]) */
+  outEdgeStart: Uint32Array;
+  outEdges: Uint32Array;
   /** edge label: pack string index (-1 none or dropped), fit, left end and vertical middle (graph units); see SceneLabels */
   edgeLabelRef: Int32Array;
   edgeLabelFit: Uint32Array;
@@ -109,9 +112,24 @@ export function buildSceneData(p: GraphPack, strings: readonly string[], layout:
     segmentGrid,
     pointEdge,
     nav: buildNavIndex(n, p.edgeFrom.subarray(0, m), p.edgeTo.subarray(0, m), layout),
+    ...edgesBySource(n, p.edgeFrom, m),
     ...(labels ? sceneLabels(p, strings, layout, { edgeCount: m, nodeGrid, flat, segmentGrid }, measures) : noLabels(m)),
     minX, minY, maxX, maxY,
   };
+}
+
+/**
+ * The edges leaving each node, in edge order (what a node's accessible description lists), as
+ * typed arrays: the view reads it for the few nodes on screen, never walking the edge objects.
+ */
+export function edgesBySource(n: number, edgeFrom: ArrayLike<number>, m: number): { outEdgeStart: Uint32Array; outEdges: Uint32Array } {
+  const outEdgeStart = new Uint32Array(n + 1);
+  for (let e = 0; e < m; e++) if (edgeFrom[e]! < n) outEdgeStart[edgeFrom[e]! + 1]++;
+  for (let i = 0; i < n; i++) outEdgeStart[i + 1] += outEdgeStart[i]!;
+  const fill = outEdgeStart.slice(0, n);
+  const outEdges = new Uint32Array(outEdgeStart[n]!);
+  for (let e = 0; e < m; e++) if (edgeFrom[e]! < n) outEdges[fill[edgeFrom[e]!]!++] = e;
+  return { outEdgeStart, outEdges };
 }
 
 /** What placing the edge labels reads of a scene. */
@@ -262,6 +280,7 @@ export function sceneBuffers(d: SceneData): ArrayBuffer[] {
     d.segmentGrid.start, d.segmentGrid.items, d.segmentGrid.stamp,
     d.flat.offsets, d.flat.points, d.pointEdge,
     d.nav.outStart, d.nav.outTargets, d.nav.inStart, d.nav.inSources, d.nav.order, d.nav.orderPos, d.nav.rank,
+    d.outEdgeStart, d.outEdges,
     d.edgeLabelRef, d.edgeLabelFit, d.edgeLabelX, d.edgeLabelY,
   ];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGrid, edgeSegmentBoxes, nodeBoxes, queryGrid } from './spatial-grid';
+import { buildGrid, buildSegmentGrid, edgeSegmentBoxes, nodeBoxes, queryGrid } from './spatial-grid';
 import { hitTestNode, nodesInRect } from './hit-test';
 import { diamond } from './fixtures.test-util';
 import { seededRandom } from '../../random';
@@ -40,6 +40,42 @@ describe('spatial grid', () => {
     // only the edge 3 -> 4 (x 150 -> 100, y 157 -> 189) near (140, 165)
     const m2 = queryGrid(g, 138, 163, 142, 167, out);
     expect(Array.from(out.subarray(0, m2))).toContain(4);
+  });
+
+  it('the segment grid holds each segment in exactly the cells its box overlaps (the generic box grid, cell for cell)', () => {
+    const rnd = seededRandom(11);
+    // polylines of 2 to 6 points, mostly short steps, some long jumps across many cells
+    const offsets = [0];
+    const pts: number[] = [];
+    for (let e = 0; e < 400; e++) {
+      const count = 2 + Math.floor(rnd() * 5);
+      let x = rnd() * 4000, y = rnd() * 3000;
+      for (let k = 0; k < count; k++) {
+        pts.push(x, y);
+        const far = rnd() < 0.1 ? 900 : 30;
+        x += (rnd() - 0.5) * far;
+        y += rnd() * far;
+      }
+      offsets.push(offsets[offsets.length - 1]! + count);
+    }
+    const flat = { offsets: Uint32Array.from(offsets), points: Float32Array.from(pts) };
+    const edges = offsets.length - 1;
+    const npts = pts.length / 2;
+    for (const cell of [undefined, 40, 300]) {
+      const { grid, pointEdge } = buildSegmentGrid(flat, edges, cell);
+      const x0: number[] = [], y0: number[] = [], x1: number[] = [], y1: number[] = [], owner: number[] = [];
+      for (let e = 0; e < edges; e++) {
+        for (let k = offsets[e]!; k < offsets[e + 1]!; k++) {
+          expect(pointEdge[k]).toBe(e);
+          if (k + 1 === offsets[e + 1]) continue;
+          const ax = flat.points[2 * k]!, ay = flat.points[2 * k + 1]!, bx = flat.points[2 * k + 2]!, by = flat.points[2 * k + 3]!;
+          x0.push(Math.min(ax, bx)); y0.push(Math.min(ay, by)); x1.push(Math.max(ax, bx)); y1.push(Math.max(ay, by)); owner.push(k);
+        }
+      }
+      const boxes = { count: owner.length, x0: Float64Array.from(x0), y0: Float64Array.from(y0), x1: Float64Array.from(x1), y1: Float64Array.from(y1), owner: Uint32Array.from(owner), itemCount: npts };
+      const reference = buildGrid(boxes, grid.cell);
+      expect({ ...grid, stamp: null }).toEqual({ ...reference, stamp: null });
+    }
   });
 
   it('an empty layout gives an empty grid', () => {

@@ -83,12 +83,67 @@ export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: 
     if (y < minY) minY = y;
     if (y > maxY) maxY = y;
   }
-  const grid = fillGrid(npts, (k, out) => {
-    if (!starts[k]) return false;
+  if (npts === 0 || !Number.isFinite(minX) || !Number.isFinite(minY) || !Number.isFinite(maxX) || !Number.isFinite(maxY)) {
+    const grid = fillGrid(npts, (k, out) => {
+      if (!starts[k]) return false;
+      const ax = pts[2 * k]!, ay = pts[2 * k + 1]!, bx = pts[2 * k + 2]!, by = pts[2 * k + 3]!;
+      out[0] = ax < bx ? ax : bx; out[1] = ay < by ? ay : by; out[2] = ax < bx ? bx : ax; out[3] = ay < by ? by : ay;
+      return true;
+    }, (k) => k, npts, minX, minY, maxX, maxY, cellSize);
+    return { grid, pointEdge };
+  }
+  // fillGrid's two passes, written out for segments: the cell range of a segment is computed once
+  // (the first pass keeps it) and a segment, almost always inside one cell, is one store. At
+  // 100,000 operators there are about a million segments.
+  const cell = cellSize ?? chooseCellSize(maxX - minX, maxY - minY, npts);
+  const cols = Math.max(1, Math.floor((maxX - minX) / cell) + 1);
+  const rows = Math.max(1, Math.floor((maxY - minY) / cell) + 1);
+  const cells = cols * rows;
+  /** per point: the cell of the segment it starts when that is one cell, -1 none, -2 several */
+  const cellOf = new Int32Array(npts);
+  const counts = new Uint32Array(cells + 1);
+  const col = (x: number) => {
+    const c = Math.floor((x - minX) / cell);
+    return c < 0 ? 0 : c >= cols ? cols - 1 : c;
+  };
+  const row = (y: number) => {
+    const r = Math.floor((y - minY) / cell);
+    return r < 0 ? 0 : r >= rows ? rows - 1 : r;
+  };
+  for (let k = 0; k < npts; k++) {
+    if (!starts[k]) {
+      cellOf[k] = -1;
+      continue;
+    }
     const ax = pts[2 * k]!, ay = pts[2 * k + 1]!, bx = pts[2 * k + 2]!, by = pts[2 * k + 3]!;
-    out[0] = ax < bx ? ax : bx; out[1] = ay < by ? ay : by; out[2] = ax < bx ? bx : ax; out[3] = ay < by ? by : ay;
-    return true;
-  }, (k) => k, npts, minX, minY, maxX, maxY, cellSize);
+    const cx0 = col(ax < bx ? ax : bx), cx1 = col(ax < bx ? bx : ax);
+    const cy0 = row(ay < by ? ay : by), cy1 = row(ay < by ? by : ay);
+    if (cx0 === cx1 && cy0 === cy1) {
+      const c = cy0 * cols + cx0;
+      cellOf[k] = c;
+      counts[c + 1]++;
+    } else {
+      cellOf[k] = -2;
+      for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) counts[cy * cols + cx + 1]++;
+    }
+  }
+  const start = new Uint32Array(cells + 1);
+  for (let c = 0; c < cells; c++) start[c + 1] = start[c]! + counts[c + 1]!;
+  const fill = start.slice(0, cells);
+  const items = new Uint32Array(start[cells]!);
+  for (let k = 0; k < npts; k++) {
+    const c = cellOf[k]!;
+    if (c >= 0) {
+      items[fill[c]!++] = k;
+    } else if (c === -2) {
+      const ax = pts[2 * k]!, ay = pts[2 * k + 1]!, bx = pts[2 * k + 2]!, by = pts[2 * k + 3]!;
+      const cx0 = col(ax < bx ? ax : bx), cx1 = col(ax < bx ? bx : ax);
+      const cy0 = row(ay < by ? ay : by), cy1 = row(ay < by ? by : ay);
+      for (let cy = cy0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) items[fill[cy * cols + cx]!++] = k;
+    }
+  }
+  // item ids are distinct (one per segment): no cell holds one twice, so nothing to compact
+  const grid: SpatialGrid = { minX, minY, cell, cols, rows, start, items, itemCount: npts, stamp: new Uint32Array(npts), epoch: 0 };
   return { grid, pointEdge };
 }
 
