@@ -74,11 +74,33 @@ function findConflicts(g: LayeredGraph): Set<number> {
   return conflicts;
 }
 
+/**
+ * Whether each real node has a real neighbour on the far side (below it for a top-down
+ * alignment, above it for a bottom-up one); the same for both alignments of a direction.
+ */
+function realNeighbours(g: LayeredGraph, bottomUp: boolean): Uint8Array {
+  const { count, realCount } = g;
+  const realNb = new Uint8Array(count);
+  const os = bottomUp ? g.upStart : g.downStart;
+  const o = bottomUp ? g.up : g.down;
+  for (let w = 0; w < realCount; w++) {
+    for (let q = os[w]; q < os[w + 1]; q++) {
+      if (o[q] < realCount) {
+        realNb[w] = 1;
+        break;
+      }
+    }
+  }
+  return realNb;
+}
+
 function align(
   g: LayeredGraph,
   vt: Variant,
   bottomUp: boolean,
   conflicts: Set<number>,
+  realNb: Uint8Array,
+  ws: Int32Array,
 ): { root: Int32Array; align: Int32Array } {
   const { count, rankCount } = g;
   const nbStart = bottomUp ? g.downStart : g.upStart;
@@ -89,25 +111,15 @@ function align(
     root[v] = v;
     al[v] = v;
   }
-  const ws: number[] = [];
   const { start, order, pos } = vt;
   const { realCount } = g;
+  const checkConflicts = conflicts.size > 0;
   // Real nodes before long edges: a real node lines up with a real neighbour when it has one,
   // and a long edge only takes a real node that has no real neighbour on that side. So the
   // main chain of operators stays straight in all four alignments and long edges bend instead.
-  const realNb = new Uint8Array(count);
-  {
-    const os = bottomUp ? g.upStart : g.downStart;
-    const o = bottomUp ? g.up : g.down;
-    for (let w = 0; w < realCount; w++) {
-      for (let q = os[w]; q < os[w + 1]; q++) {
-        if (o[q] < realCount) {
-          realNb[w] = 1;
-          break;
-        }
-      }
-    }
-  }
+  // (`realNb`: which real nodes have a real neighbour on that side.) The candidates of a node
+  // go into `ws` (scratch as long as the longest neighbour list), sorted by position: positions
+  // in a layer are distinct, so any sort gives the one order.
   for (let li = 0; li < rankCount; li++) {
     let prevIdx = -1;
     for (let i = start[li]; i < start[li + 1]; i++) {
@@ -115,20 +127,23 @@ function align(
       const a = nbStart[v];
       const b = nbStart[v + 1];
       if (a === b) continue;
-      ws.length = 0;
       let realOnly = false;
       if (v < realCount) {
         for (let q = a; q < b; q++) if (nb[q] < realCount) realOnly = true;
       }
+      let len = 0;
       for (let q = a; q < b; q++) {
         const w = nb[q];
         if (realOnly && w >= realCount) continue;
         if (v >= realCount && w < realCount && realNb[w]) continue;
-        ws.push(w);
+        ws[len++] = w;
       }
-      if (ws.length > 16) ws.sort((x, y) => pos[x] - pos[y]);
-      else {
-        for (let k = 1; k < ws.length; k++) {
+      if (len === 0) continue;
+      if (len > 16) {
+        const sorted = Array.from(ws.subarray(0, len)).sort((x, y) => pos[x] - pos[y]);
+        for (let k = 0; k < len; k++) ws[k] = sorted[k];
+      } else {
+        for (let k = 1; k < len; k++) {
           const w = ws[k];
           let j = k;
           while (j > 0 && pos[ws[j - 1]] > pos[w]) {
@@ -138,11 +153,10 @@ function align(
           ws[j] = w;
         }
       }
-      if (ws.length === 0) continue;
-      const mp = (ws.length - 1) / 2;
+      const mp = (len - 1) / 2;
       for (let m = Math.floor(mp), hi = Math.ceil(mp); m <= hi; m++) {
         const w = ws[m];
-        if (al[v] === v && prevIdx < pos[w] && !(conflicts.size > 0 && conflicts.has(v < w ? v * count + w : w * count + v))) {
+        if (al[v] === v && prevIdx < pos[w] && !(checkConflicts && conflicts.has(v < w ? v * count + w : w * count + v))) {
           al[w] = v;
           al[v] = root[v] = root[w];
           prevIdx = pos[w];
@@ -231,10 +245,14 @@ export function assignAcross(g: LayeredGraph, nodesep: number, edgesep: number):
   const conflicts = findConflicts(g);
   const xss: Float64Array[] = [];
   const isRight: boolean[] = [];
+  let degree = 0;
+  for (let v = 0; v < count; v++) degree = Math.max(degree, g.upStart[v + 1] - g.upStart[v], g.downStart[v + 1] - g.downStart[v]);
+  const ws = new Int32Array(degree);
   for (const bottomUp of [false, true]) {
+    const realNb = realNeighbours(g, bottomUp);
     for (const rightToLeft of [false, true]) {
       const vt = makeVariant(g, bottomUp, rightToLeft);
-      const { root } = align(g, vt, bottomUp, conflicts);
+      const { root } = align(g, vt, bottomUp, conflicts, realNb, ws);
       const xs = compact(g, vt, root, nodesep, edgesep);
       if (rightToLeft) for (let v = 0; v < count; v++) xs[v] = -xs[v];
       xss.push(xs);

@@ -54,6 +54,47 @@ describe('edge curves', () => {
     );
   });
 
+  it('flattens to exactly the points of the curve the canvas traces, for several edges in one buffer (property)', () => {
+    /** the curve as traceEdge gives it to a sink, each cubic cut into FLATTEN_STEPS pieces */
+    const traced = (p: number[]): number[] => {
+      const out: number[] = [];
+      let cx = 0, cy = 0;
+      traceEdge(p, 0, p.length / 2, {
+        moveTo: (x, y) => void (out.push(x, y), (cx = x), (cy = y)),
+        lineTo: (x, y) => void (out.push(x, y), (cx = x), (cy = y)),
+        bezierCurveTo(c1x, c1y, c2x, c2y, x, y) {
+          for (let s = 1; s <= FLATTEN_STEPS; s++) {
+            const t = s / FLATTEN_STEPS, u = 1 - t;
+            const a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
+            out.push(a * cx + b * c1x + c * c2x + d * x, a * cy + b * c1y + c * c2y + d * y);
+          }
+          cx = x;
+          cy = y;
+        },
+      });
+      return out;
+    };
+    fc.assert(
+      fc.property(fc.array(polyline, { minLength: 1, maxLength: 4 }), (lines) => {
+        const points = lines.flat();
+        const offsets = [0];
+        for (const l of lines) offsets.push(offsets.at(-1)! + l.length / 2);
+        const flat = flattenEdges(points, offsets, lines.length);
+        lines.forEach((l, e) => {
+          const want = Array.from(Float32Array.from(traced(l)));
+          const got = Array.from(flat.points.subarray(2 * flat.offsets[e]!, 2 * flat.offsets[e + 1]!));
+          // a final piece of zero length is not traced: the flattened edge repeats its last point instead
+          while (want.length < got.length) {
+            const x = want.at(-2)!, y = want.at(-1)!;
+            want.push(x, y);
+          }
+          expect(got).toEqual(want);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('shortens the last piece for the arrow head, never past its start', () => {
     const c = commands([0, 0, 0, 100]);
     expect(c).toEqual([['M', 0, 0], ['L', 0, 100]]);

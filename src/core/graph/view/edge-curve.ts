@@ -85,41 +85,64 @@ function flatCount(n: number): number {
   return 2 + (n - 1) * FLATTEN_STEPS + 1;
 }
 
-/** Flattens the curves of edges 0 .. edgeCount-1 of a layout (polyline offsets in points). */
+/**
+ * Flattens the curves of edges 0 .. edgeCount-1 of a layout (polyline offsets in points): the
+ * points `traceEdge` would give a sink, each cubic cut into FLATTEN_STEPS straight pieces. Written
+ * out rather than through a CurveSink (same arithmetic, in the same order, so the same points):
+ * at 100,000 operators the sink's calls and `shorten`'s pairs were most of its cost.
+ */
 export function flattenEdges(points: ArrayLike<number>, offsets: ArrayLike<number>, edgeCount: number): FlatEdges {
   const out = new Uint32Array(edgeCount + 1);
   for (let e = 0; e < edgeCount; e++) out[e + 1] = out[e]! + flatCount(offsets[e + 1]! - offsets[e]!);
   const flat = new Float32Array(2 * out[edgeCount]!);
+  const p = points;
   let k = 0;
-  let cx = 0, cy = 0;
-  const sink: CurveSink = {
-    moveTo(x, y) {
-      flat[k++] = x;
-      flat[k++] = y;
-      cx = x;
-      cy = y;
-    },
-    lineTo(x, y) {
-      flat[k++] = x;
-      flat[k++] = y;
-      cx = x;
-      cy = y;
-    },
-    bezierCurveTo(c1x, c1y, c2x, c2y, x, y) {
-      for (let s = 1; s <= FLATTEN_STEPS; s++) {
-        const t = s / FLATTEN_STEPS, u = 1 - t;
-        const a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
-        flat[k++] = a * cx + b * c1x + c * c2x + d * x;
-        flat[k++] = a * cy + b * c1y + c * c2y + d * y;
-      }
-      cx = x;
-      cy = y;
-    },
-  };
   for (let e = 0; e < edgeCount; e++) {
     const a = offsets[e]!, b = offsets[e + 1]!;
-    traceEdge(points, a, b, sink);
-    // the final lineTo of a curve is skipped when it has zero length; keep the count exact
+    const n = b - a;
+    if (n >= 2) {
+      const x0 = p[2 * a]!, y0 = p[2 * a + 1]!;
+      flat[k++] = x0;
+      flat[k++] = y0;
+      if (n === 2) {
+        flat[k++] = p[2 * a + 2]!;
+        flat[k++] = p[2 * a + 3]!;
+      } else {
+        let cx = (5 * x0 + p[2 * a + 2]!) / 6, cy = (5 * y0 + p[2 * a + 3]!) / 6;
+        flat[k++] = cx;
+        flat[k++] = cy;
+        for (let i = a + 2; i <= b; i++) {
+          // the cubic from the previous end through the B-spline's control points (traceEdge's)
+          const ax = p[2 * i - 4]!, ay = p[2 * i - 3]!;
+          const bx = p[2 * i - 2]!, by = p[2 * i - 1]!;
+          const c1x = (2 * ax + bx) / 3, c1y = (2 * ay + by) / 3, c2x = (ax + 2 * bx) / 3, c2y = (ay + 2 * by) / 3;
+          let x: number, y: number;
+          if (i < b) {
+            const qx = p[2 * i]!, qy = p[2 * i + 1]!;
+            x = (ax + 4 * bx + qx) / 6;
+            y = (ay + 4 * by + qy) / 6;
+          } else {
+            x = (ax + 5 * bx) / 6;
+            y = (ay + 5 * by) / 6;
+          }
+          for (let s = 1; s <= FLATTEN_STEPS; s++) {
+            const t = s / FLATTEN_STEPS, u = 1 - t;
+            const w0 = u * u * u, w1 = 3 * u * u * t, w2 = 3 * u * t * t, w3 = t * t * t;
+            flat[k++] = w0 * cx + w1 * c1x + w2 * c2x + w3 * x;
+            flat[k++] = w0 * cy + w1 * c1y + w2 * c2y + w3 * y;
+          }
+          cx = x;
+          cy = y;
+        }
+        // traceEdge's final lineTo to the last point, left out when it has zero length
+        const lx = p[2 * b - 2]!, ly = p[2 * b - 1]!;
+        if (lx !== cx || ly !== cy) {
+          flat[k++] = lx;
+          flat[k++] = ly;
+        }
+      }
+    }
+    // keep the count exact (a skipped final lineTo repeats the last point)
     while (k < 2 * out[e + 1]!) {
       flat[k] = flat[k - 2]!;
       flat[k + 1] = flat[k - 1]!;
