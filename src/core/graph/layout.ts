@@ -67,7 +67,10 @@ function csr(n: number, keys: Int32Array, count: number): { start: Int32Array; i
   return { start, idx };
 }
 
-/** Point where the segment from the centre of a box towards (px, py) leaves the box. */
+/**
+ * Point where the segment from the centre of a box towards (px, py) leaves the box, written to
+ * out[at], out[at + 1]; returns the index after it.
+ */
 function border(
   x: number,
   y: number,
@@ -75,23 +78,28 @@ function border(
   h: number,
   px: number,
   py: number,
-  out: number[],
-): void {
+  out: Float64Array,
+  at: number,
+): number {
   const dx = px - x;
   const dy = py - y;
   let hw = w / 2;
   let hh = h / 2;
   if ((dx === 0 && dy === 0) || (hw === 0 && hh === 0)) {
-    out.push(x, y);
-    return;
+    out[at] = x;
+    out[at + 1] = y;
+    return at + 2;
   }
   if (Math.abs(dy) * hw > Math.abs(dx) * hh) {
     if (dy < 0) hh = -hh;
-    out.push(x + (hh * dx) / dy, y + hh);
+    out[at] = x + (hh * dx) / dy;
+    out[at + 1] = y + hh;
   } else {
     if (dx < 0) hw = -hw;
-    out.push(x + hw, y + (hw * dy) / dx);
+    out[at] = x + hw;
+    out[at + 1] = y + (hw * dy) / dx;
   }
+  return at + 2;
 }
 
 function layoutComponent(c: ComponentInput): ComponentResult {
@@ -348,43 +356,58 @@ function layoutComponent(c: ComponentInput): ComponentResult {
     offsets[e + 1] = offsets[e] + k + 2;
   }
   const points = new Float64Array(2 * offsets[m]);
-  const tmp: number[] = [];
   for (let e = 0; e < m; e++) {
     const a = from[e];
-    let at = 2 * offsets[e];
+    const at0 = 2 * offsets[e];
+    let at = at0;
     if (dagFrom[e] < 0) {
       // self loop: a small loop on the far side of the node
       const xr = x[a] + across[a] / 2;
       const q = along[a] / 4;
-      points.set([xr, y[a] - q, xr + SELF_LOOP, y[a] - q, xr + SELF_LOOP, y[a] + q, xr, y[a] + q], at);
+      points[at] = xr;
+      points[at + 1] = y[a] - q;
+      points[at + 2] = xr + SELF_LOOP;
+      points[at + 3] = y[a] - q;
+      points[at + 4] = xr + SELF_LOOP;
+      points[at + 5] = y[a] + q;
+      points[at + 6] = xr;
+      points[at + 7] = y[a] + q;
       if (xr + SELF_LOOP > maxX) maxX = xr + SELF_LOOP;
       continue;
     }
     const u = dagFrom[e];
     const w = dagTo[e];
-    tmp.length = 0;
+    // written from the upper end down, then turned round for a reversed edge
     const k = withDummies[e] ? rank[w] - rank[u] - 1 : 0;
     if (k === 0 && parCount[e] > 1) {
       const room = Math.max(0, Math.min(across[u], across[w]) / 2 - 2);
       const o = Math.max(-room, Math.min(room, (parIndex[e] - (parCount[e] - 1) / 2) * PARALLEL_SEP));
-      tmp.push(x[u] + o, y[u] + along[u] / 2, x[w] + o, y[w] - along[w] / 2);
+      points[at++] = x[u] + o;
+      points[at++] = y[u] + along[u] / 2;
+      points[at++] = x[w] + o;
+      points[at++] = y[w] - along[w] / 2;
     } else {
       const d0 = dummyFirst[e];
       const nx = k > 0 ? lx[d0] : x[w];
       const ny = k > 0 ? rankY[lrank[d0]] : y[w];
-      border(x[u], y[u], across[u], along[u], nx, ny, tmp);
-      for (let i = 0; i < k; i++) tmp.push(lx[d0 + i], rankY[lrank[d0 + i]]);
+      at = border(x[u], y[u], across[u], along[u], nx, ny, points, at);
+      for (let i = 0; i < k; i++) {
+        points[at++] = lx[d0 + i];
+        points[at++] = rankY[lrank[d0 + i]];
+      }
       const px = k > 0 ? lx[d0 + k - 1] : x[u];
       const py = k > 0 ? rankY[lrank[d0 + k - 1]] : y[u];
-      border(x[w], y[w], across[w], along[w], px, py, tmp);
+      at = border(x[w], y[w], across[w], along[w], px, py, points, at);
     }
     if (reversed[e]) {
-      for (let i = tmp.length - 2; i >= 0; i -= 2) {
-        points[at++] = tmp[i];
-        points[at++] = tmp[i + 1];
+      // reverse the (x, y) pairs of this edge in place
+      for (let lo = at0, hi = at - 2; lo < hi; lo += 2, hi -= 2) {
+        const tx = points[lo], ty = points[lo + 1];
+        points[lo] = points[hi];
+        points[lo + 1] = points[hi + 1];
+        points[hi] = tx;
+        points[hi + 1] = ty;
       }
-    } else {
-      for (let i = 0; i < tmp.length; i++) points[at++] = tmp[i];
     }
   }
   report('edges', 1);
