@@ -141,18 +141,6 @@ export function optionAttributes(u: UnionValue): GraphAttribute[] {
   return out;
 }
 
-/** The in-node attributes of an options union value (what `optionAttributes` marks `inNode`), formatted only for those. */
-function inNodeAttributes(u: UnionValue | null, add: (name: string, value: string) => void): void {
-  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
-  if (!u || !def) return;
-  for (const f of def.fields) {
-    if (f.deprecated) continue;
-    const v = u.fields[f.name];
-    if (v === undefined || !shownInNode(f, v)) continue;
-    add(f.name, fieldAttribute(f, v).value);
-  }
-}
-
 /** Whether an options table can hold a subgraph index (per table name, from the schema; unknown tables are read). */
 const MAY_REFER: Map<string, boolean> = new Map();
 function mayReferToSubgraphs(name: string): boolean {
@@ -163,6 +151,45 @@ function mayReferToSubgraphs(name: string): boolean {
     MAY_REFER.set(name, may);
   }
   return may;
+}
+
+/**
+ * String ids of in-node attributes while packing: a field's name once, and a scalar value's text
+ * once per field and value (100,000 operators repeat a few `padding = SAME`, `stride_w = 2`).
+ */
+class AttributeIds {
+  private readonly names = new Map<SchemaField, number>();
+  private readonly values = new Map<SchemaField, Map<OptionValue, number>>();
+  constructor(private readonly st: PackBuilder['strings']) {}
+  name(f: SchemaField): number {
+    let id = this.names.get(f);
+    if (id === undefined) this.names.set(f, (id = this.st.add(f.name)));
+    return id;
+  }
+  value(f: SchemaField, v: OptionValue): number {
+    // arrays and tables are texts of their own each time; scalars, enums and strings are cached
+    if (v !== null && typeof v === 'object') return this.st.add(fieldAttribute(f, v).value);
+    let byValue = this.values.get(f);
+    if (!byValue) this.values.set(f, (byValue = new Map()));
+    let id = byValue.get(v);
+    if (id === undefined) byValue.set(v, (id = this.st.add(fieldAttribute(f, v).value)));
+    return id;
+  }
+}
+
+/**
+ * The in-node attributes of an options union value (what `optionAttributes` marks `inNode`) into a
+ * pack, as string ids, in the same order; values formatted only for those.
+ */
+function packInNodeAttributes(u: UnionValue | null, b: PackBuilder, ids: AttributeIds): void {
+  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
+  if (!u || !def) return;
+  for (const f of def.fields) {
+    if (f.deprecated) continue;
+    const v = u.fields[f.name];
+    if (v === undefined || !shownInNode(f, v)) continue;
+    b.attribute(ids.name(f), ids.value(f, v));
+  }
 }
 
 function subgraphRefs(u: UnionValue | null): string[] {
@@ -365,6 +392,7 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   }
   // per op code, once: type, category, input roles
   const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; custom: boolean }>();
+  const attrIds = new AttributeIds(st);
   const opNode = new Int32Array(sg.operators.length);
   for (let i = 0; i < sg.operators.length; i++) {
     const op = sg.operators[i]!;
@@ -389,9 +417,8 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
       const value = shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
       b.constant(st.add(code.roles[k] ?? String(k)), st.add(shapeText(shape)), st.add(dtypeName(x.type)), st.add(value ?? ''));
     }
-    const attr = (name: string, value: string) => b.attribute(st.add(name), st.add(value));
-    inNodeAttributes(op.builtinOptions, attr);
-    inNodeAttributes(op.builtinOptions2, attr);
+    packInNodeAttributes(op.builtinOptions, b, attrIds);
+    packInNodeAttributes(op.builtinOptions2, b, attrIds);
     if (op.builtinOptions || op.builtinOptions2) {
       const r1 = subgraphRefs(op.builtinOptions), r2 = subgraphRefs(op.builtinOptions2);
       if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);

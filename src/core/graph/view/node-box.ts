@@ -183,10 +183,16 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
   const titleW = new Map<number, number>();
   // a constant's row from its four pack strings, made once per distinct four (a model has few:
   // every `filter ⟨8×1×1×8⟩` of a network is the same row)
-  const constRows = new Map<string, { kind: number; bold: number; text: number; tip: number }>();
+  // keyed by two numbers of two string ids each (ids are below 2^26, so a pair is exact in a double)
+  type ConstRow = { kind: number; bold: number; text: number; tip: number };
+  const constRows = new Map<number, Map<number, ConstRow>>();
+  const ids = Math.max(1, p.strings.offsets.length);
   const constantRow = (nameRef: number, shapeRef: number, dtypeRef: number, valueRef: number) => {
-    const key = `${nameRef},${shapeRef},${dtypeRef},${valueRef}`;
-    let row = constRows.get(key);
+    const k1 = nameRef * ids + shapeRef;
+    let inner = constRows.get(k1);
+    if (!inner) constRows.set(k1, (inner = new Map()));
+    const k2 = dtypeRef * ids + valueRef;
+    let row = inner.get(k2);
     if (!row) {
       const name = strings[nameRef]!, shape = strings[shapeRef]!, value = strings[valueRef]!;
       const tip = texts.add(`${name}: ${typeText(strings[dtypeRef]!, shape)}${value ? ` = ${value}` : ''}`);
@@ -194,11 +200,11 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
         ? // a scalar: `axis = 0`, name not bold (Netron's separator rule)
           { kind: RowKind.Attribute, bold: -1, text: texts.add(`${name} = ${value.length > BOX.valueChars ? `${value.slice(0, BOX.valueChars)}\u2026` : value}`), tip }
         : { kind: RowKind.Constant, bold: texts.add(name), text: texts.add(shape ? ` \u27e8${shape}\u27e9` : ''), tip };
-      constRows.set(key, row);
+      inner.set(k2, row);
     }
     return row;
   };
-  const attrRows = new Map<string, { text: number; tip: number }>();
+  const attrRows = new Map<number, { text: number; tip: number }>();
   let r = 0;
   for (let i = 0; i < n; i++) {
     const k = p.kind[i]!;
@@ -251,7 +257,7 @@ export function nodeBoxes(p: GraphPack, strings: readonly string[], display: Dis
     }
     if (display.attributes) {
       for (let a = p.attrStart[i]!; a < p.attrStart[i + 1]! && taken < shown; a++, taken++) {
-        const key = `${p.attrName[a]!},${p.attrValue[a]!}`;
+        const key = p.attrName[a]! * ids + p.attrValue[a]!;
         let row = attrRows.get(key);
         if (!row) {
           const name = strings[p.attrName[a]!]!;
