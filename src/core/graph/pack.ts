@@ -12,7 +12,7 @@
  */
 import type { ChainedLayer, Graph, GraphAttribute, GraphConstant, GraphEdge, GraphNode, GraphStats, NodeCategory, NodeKind } from './model';
 
-const KINDS: NodeKind[] = ['op', 'input', 'output', 'const'];
+export const KINDS: NodeKind[] = ['op', 'input', 'output', 'const'];
 export const CATEGORIES: NodeCategory[] = [
   'Layer', 'Activation', 'Pool', 'Normalization', 'Dropout', 'Shape', 'Tensor', 'Transform', 'Data',
   'Quantization', 'Custom', 'Control', 'Input', 'Output', 'Constant', 'Other',

@@ -160,7 +160,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       return out;
     };
   }, [graph, scene]);
-  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
+  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle, scene), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
   const edgeHitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.segmentGrid.itemCount)), [scene]);

@@ -12,6 +12,7 @@ import { buildScene, sceneMeasuresFrom } from '../../core/graph/view/scene';
 import { layout } from '../../core/graph/layout';
 import { layoutInputFor } from '../../core/graph/size';
 import { goldenBytes } from '../../../test/support/nvdla-fixtures';
+import { transformerGraph } from '../../core/graph/synthetic';
 
 const lenet = () => openLoadable([{ name: 'l.nvdla', bytes: goldenBytes('lenet-b1-nv_full-int8-fast-math') }]).services.graph!.graph('slots');
 
@@ -55,5 +56,26 @@ describe('dependency edges by kind', () => {
     const dashed = (svg.match(/<path [^>]*stroke-dasharray="6 4"/g) ?? []).length;
     expect(dashed).toBe(g.edges.filter((e) => e.name === 'OP_PROGRAMMED').length);
     expect(svg).toContain(`fill="${engineColor('PDP', 'dark')}"`);
+  });
+});
+
+describe('style tables', () => {
+  it("read from the scene's typed kinds and categories: the same tables as from the node objects (every kind, chained layers, overrides)", () => {
+    const g = transformerGraph(60);
+    // every node kind, and chained layers on a few nodes (Caffe's in-place layers)
+    const kinds = ['op', 'input', 'output', 'const'] as const;
+    g.nodes.forEach((n, i) => {
+      if (i % 7 === 3) n.kind = kinds[i % 4]!;
+      if (i % 11 === 5) n.chain = [{ type: 'ReLU', name: `r${i}`, category: 'Activation' }, { type: 'BatchNorm', name: `b${i}`, category: 'Normalization' }];
+    });
+    const scene = buildScene(g, layout(layoutInputFor(g), { direction: 'TB' }), sceneMeasuresFrom(null));
+    expect(scene.chainNodes.length).toBeGreaterThan(0);
+    const fill = g.nodes.map((_, i) => (i % 5 === 0 ? '#808000' : null));
+    const outline = g.nodes.map((_, i) => (i % 3 === 0 ? '#008080' : null));
+    for (const theme of ['light', 'dark'] as const) {
+      for (const [f, o] of [[undefined, undefined], [fill, outline]] as const) {
+        expect(buildStyle(g, scene.nodeCount, theme, f, o, undefined, scene)).toEqual(buildStyle(g, scene.nodeCount, theme, f, o));
+      }
+    }
   });
 });

@@ -2,7 +2,8 @@
  * Colours of the scene: per theme and per colour override, built once per change, never per frame.
  * DOM-free.
  */
-import type { Graph } from '../../core/graph/model';
+import type { Graph, GraphNode, NodeCategory, NodeKind } from '../../core/graph/model';
+import { CATEGORIES, KINDS } from '../../core/graph/pack';
 import { nodeBorderColor, nodeFillColor, paletteFor, textColorFor, type GraphPalette, type Theme } from './palette';
 
 /** Colours of one theme and override set, as small tables indexed per node. */
@@ -43,6 +44,13 @@ export interface EdgeClassStyle {
   width?: number;
 }
 
+/** A scene's kinds and categories as typed arrays (SceneData's), read instead of the node objects. */
+export interface NodeClasses {
+  nodeKind: Uint8Array;
+  nodeCategory: Uint8Array;
+  chainNodes: Uint32Array;
+}
+
 export function buildStyle(
   graph: Graph,
   nodeCount: number,
@@ -50,6 +58,7 @@ export function buildStyle(
   fillOverride?: ReadonlyArray<string | null | undefined>,
   outlineOverride?: ReadonlyArray<string | null | undefined>,
   edges?: EdgeStyle,
+  classes?: NodeClasses,
 ): SceneStyle {
   const palette = paletteFor(theme);
   const fills: string[] = [];
@@ -72,34 +81,60 @@ export function buildStyle(
   };
   const chainFill: number[] = [];
   // a node's fill depends only on its kind and category, its border on its kind: looked up once
-  // per pair (100,000 nodes have a handful of pairs)
+  // per pair (100,000 nodes have a handful of pairs). With the scene's typed kinds and categories
+  // the node objects are not read at all (only those with chained layers): the loop is a few
+  // milliseconds where reading 100,000 objects cost tens on the UI thread.
   const fillByKind = new Map<string, Map<string, number>>();
   const borderByKind = new Map<string, number>();
-  for (let i = 0; i < nodeCount; i++) {
-    const node = graph.nodes[i];
-    const override = fillOverride?.[i];
-    if (override) nodeFill[i] = fillOf(override);
-    else {
-      let byCategory = fillByKind.get(node.kind);
-      if (!byCategory) fillByKind.set(node.kind, (byCategory = new Map()));
-      let fi = byCategory.get(node.category);
-      if (fi === undefined) byCategory.set(node.category, (fi = fillOf(nodeFillColor(node, palette))));
-      nodeFill[i] = fi;
-    }
-    // a chained layer's band keeps its own category colour (a colour override paints the whole box)
-    if (node.chain) for (const c of node.chain) chainFill.push(override ? nodeFill[i]! : fillOf(nodeFillColor({ kind: 'op', category: c.category }, palette)));
-    let bi = borderByKind.get(node.kind);
+  const fillOfClass = (kind: NodeKind, category: NodeCategory): number => {
+    let byCategory = fillByKind.get(kind);
+    if (!byCategory) fillByKind.set(kind, (byCategory = new Map()));
+    let fi = byCategory.get(category);
+    if (fi === undefined) byCategory.set(category, (fi = fillOf(nodeFillColor({ kind, category }, palette))));
+    return fi;
+  };
+  const borderOfKind = (kind: NodeKind): number => {
+    let bi = borderByKind.get(kind);
     if (bi === undefined) {
-      const b = nodeBorderColor(node, palette);
+      const b = nodeBorderColor({ kind }, palette);
       bi = borderIndex.get(b);
       if (bi === undefined) {
         bi = borders.length;
         borders.push(b);
         borderIndex.set(b, bi);
       }
-      borderByKind.set(node.kind, bi);
+      borderByKind.set(kind, bi);
     }
-    nodeBorder[i] = bi;
+    return bi;
+  };
+  const typed = classes && classes.nodeKind.length >= nodeCount && classes.nodeCategory.length >= nodeCount ? classes : null;
+  /** per (kind, category) index pair: fill index + 1 (0: not looked up yet); per kind: border index + 1 */
+  const fillByIndex = new Int32Array(KINDS.length * CATEGORIES.length);
+  const borderByIndex = new Int32Array(KINDS.length);
+  let nextChain = 0;
+  for (let i = 0; i < nodeCount; i++) {
+    const override = fillOverride?.[i];
+    let chain: GraphNode['chain'];
+    if (typed) {
+      const k = typed.nodeKind[i]!, c = typed.nodeCategory[i]!;
+      const pair = k * CATEGORIES.length + c;
+      if (override) nodeFill[i] = fillOf(override);
+      else {
+        if (fillByIndex[pair] === 0) fillByIndex[pair] = fillOfClass(KINDS[k] ?? 'op', CATEGORIES[c] ?? 'Other') + 1;
+        nodeFill[i] = fillByIndex[pair]! - 1;
+      }
+      while (nextChain < typed.chainNodes.length && typed.chainNodes[nextChain]! < i) nextChain++;
+      if (nextChain < typed.chainNodes.length && typed.chainNodes[nextChain] === i) chain = graph.nodes[i]?.chain;
+      if (borderByIndex[k] === 0) borderByIndex[k] = borderOfKind(KINDS[k] ?? 'op') + 1;
+      nodeBorder[i] = borderByIndex[k]! - 1;
+    } else {
+      const node = graph.nodes[i];
+      nodeFill[i] = override ? fillOf(override) : fillOfClass(node.kind, node.category);
+      chain = node.chain;
+      nodeBorder[i] = borderOfKind(node.kind);
+    }
+    // a chained layer's band keeps its own category colour (a colour override paints the whole box)
+    if (chain) for (const c of chain) chainFill.push(override ? nodeFill[i]! : fillOf(nodeFillColor({ kind: 'op', category: c.category }, palette)));
     const o = outlineOverride?.[i];
     if (o) {
       let oi = outlineIndex.get(o);

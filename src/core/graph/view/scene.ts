@@ -30,6 +30,11 @@ export interface SceneData {
   /** edge of each flattened point */
   pointEdge: Uint32Array;
   nav: NavIndex;
+  /** per node: its kind and category as the pack holds them (indices into pack KINDS / CATEGORIES), for the style */
+  nodeKind: Uint8Array;
+  nodeCategory: Uint8Array;
+  /** the nodes with chained layers (GraphNode.chain), in order */
+  chainNodes: Uint32Array;
   /** edges by source node, in edge order: the edges leaving node i are outEdges[outEdgeStart[i] .. outEdgeStart[i + 1]) */
   outEdgeStart: Uint32Array;
   outEdges: Uint32Array;
@@ -113,6 +118,9 @@ export function buildSceneData(p: GraphPack, strings: readonly string[], layout:
     pointEdge,
     nav: buildNavIndex(n, p.edgeFrom.subarray(0, m), p.edgeTo.subarray(0, m), layout),
     ...edgesBySource(n, p.edgeFrom, m),
+    nodeKind: p.kind.slice(0, n),
+    nodeCategory: p.category.slice(0, n),
+    chainNodes: Uint32Array.from(p.chains.map(([i]) => i)),
     ...(labels ? sceneLabels(p, strings, layout, { edgeCount: m, nodeGrid, flat, segmentGrid }, measures) : noLabels(m)),
     minX, minY, maxX, maxY,
   };
@@ -280,7 +288,7 @@ export function sceneBuffers(d: SceneData): ArrayBuffer[] {
     d.segmentGrid.start, d.segmentGrid.items, d.segmentGrid.stamp,
     d.flat.offsets, d.flat.points, d.pointEdge,
     d.nav.outStart, d.nav.outTargets, d.nav.inStart, d.nav.inSources, d.nav.order, d.nav.orderPos, d.nav.rank,
-    d.outEdgeStart, d.outEdges,
+    d.outEdgeStart, d.outEdges, d.nodeKind, d.nodeCategory, d.chainNodes,
     d.edgeLabelRef, d.edgeLabelFit, d.edgeLabelX, d.edgeLabelY,
   ];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
