@@ -179,7 +179,8 @@ export function sceneLabels(p: GraphPack, strings: readonly string[], layout: Pi
 
 /** A copy of what `sceneLabels` reads (the originals can then be transferred away). */
 export function copyLabelGround(g: LabelGround, layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'>): { ground: LabelGround; layout: Pick<GraphLayout, 'x' | 'y' | 'w' | 'h'> } {
-  const grid = (s: SpatialGrid): SpatialGrid => ({ ...s, start: s.start.slice(), items: s.items.slice(), stamp: s.stamp.slice() });
+  // a grid not queried yet (epoch 0) has nothing in its stamps: a fresh zeroed array, not a copy
+  const grid = (s: SpatialGrid): SpatialGrid => ({ ...s, start: s.start.slice(), items: s.items.slice(), stamp: s.epoch === 0 ? new Uint32Array(s.stamp.length) : s.stamp.slice() });
   return {
     ground: { edgeCount: g.edgeCount, nodeGrid: grid(g.nodeGrid), flat: { offsets: g.flat.offsets.slice(), points: g.flat.points.slice() }, segmentGrid: grid(g.segmentGrid) },
     layout: { x: layout.x.slice(), y: layout.y.slice(), w: layout.w.slice(), h: layout.h.slice() },
