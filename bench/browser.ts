@@ -109,6 +109,50 @@ function rendererRss(): number {
   return best;
 }
 
+/** The renderer process of the page (the largest by resident memory), or null. */
+function rendererPid(): number | null {
+  let best = 0;
+  let pid: number | null = null;
+  for (const p of descendants(process.pid)) {
+    try {
+      if (!readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m && Number(m[1]) > best) [best, pid] = [Number(m[1]), p];
+    } catch {
+      /* gone */
+    }
+  }
+  return pid;
+}
+
+/**
+ * CPU time (ms, user + system, /proc's 10 ms ticks) of every thread of a process by thread id,
+ * with its name: what the page's UI thread and its workers computed, which a busy machine
+ * stretches far less than the wall-clock time.
+ */
+function threadCpu(pid: number): Map<number, { name: string; ms: number }> {
+  const out = new Map<number, { name: string; ms: number }>();
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out.set(Number(t), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(f[11]) + Number(f[12])) * 10 });
+      } catch {
+        /* gone */
+      }
+    }
+  } catch {
+    /* gone */
+  }
+  return out;
+}
+
+/** CPU per thread between two `threadCpu` readings, busiest first (threads under 20 ms left out). */
+function cpuSpent(before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): { name: string; ms: number }[] {
+  return [...after].map(([tid, a]) => ({ name: a.name, ms: a.ms - (before.get(tid)?.ms ?? 0) })).filter((x) => x.ms >= 20).sort((a, b) => b.ms - a.ms);
+}
+
 function sampleMemory(): () => number {
   let peak = rendererRss();
   const timer = setInterval(() => (peak = Math.max(peak, rendererRss())), 50);
@@ -134,6 +178,8 @@ interface DropFigures {
   paintMs: number | null;
   /** ours: until the edge labels are drawn too (a big graph's follow its first frame) */
   labelsMs?: number | null;
+  /** ours: CPU time of the renderer's threads from the drop to the painted graph */
+  cpu?: { name: string; ms: number }[];
   longestTaskMs: number;
   peakBytes: number;
 }
@@ -193,7 +239,10 @@ async function dropOurs(page: Page, file: string, operators: number, beforeDrop?
   await page.evaluate(() => delete (window as unknown as { __npuGraphStats?: unknown }).__npuGraphStats);
   await beforeDrop?.();
   const peak = sampleMemory();
+  const renderer = rendererPid();
+  const cpuBefore = renderer === null ? null : threadCpu(renderer);
   const paintMs = await openAndTime(page, '[data-testid=file-input]', file, 'ours', operators, 600_000);
+  const cpu = renderer === null || cpuBefore === null ? undefined : cpuSpent(cpuBefore, threadCpu(renderer));
   // the edge labels: in when the page marks `npu:view:labels`, drawn one frame later
   const labelsMs = paintMs === null ? null : await page.evaluate(
     () =>
@@ -211,7 +260,7 @@ async function dropOurs(page: Page, file: string, operators: number, beforeDrop?
   );
   const peakBytes = peak();
   const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
-  return { paintMs, labelsMs, longestTaskMs, peakBytes };
+  return { paintMs, labelsMs, cpu, longestTaskMs, peakBytes };
 }
 
 /** Netron: the same file through its file input; painted = the graph's SVG is shown (body class `default`), plus one frame. */
@@ -468,6 +517,7 @@ try {
   // driver's own page.evaluate; assignments to it are ignored instead (Netron never calls eval)
   await page.addInitScript("{ const e = window.eval; Object.defineProperty(window, 'eval', { get: () => e, set: () => {}, configurable: true }); }");
   const rows: string[] = [];
+  const cpuRows: string[] = [];
   const pzRows: string[] = [];
   for (const n of process.env.TRACE_ONLY ? [] : SIZES) {
     const bytes = write(resnetLikeCircle({ operators: n, name: `resnet_like_${n}` }));
@@ -489,6 +539,7 @@ try {
     rows.push(
       `| ${n.toLocaleString('en')} | ${(bytes.length / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
     );
+    if (ours.med.cpu) cpuRows.push(`| ${n.toLocaleString('en')} | ${secs(ours.med.paintMs)} | ${ours.med.cpu.map((t) => `${t.name} ${t.ms}`).join(', ')} |`);
     if (PAN_ZOOM_SIZES.includes(n)) {
       await dropOurs(page, file, n);
       const pz = await panZoom(page, '[data-testid=graph-canvas]', 3, false);
@@ -509,6 +560,11 @@ try {
   console.log(`| operators | file | ours: graph drawn | ours: with edge labels | target | longest UI-thread task | renderer peak RSS | ${nv} | ${nv} / ours | ${nv} longest task | ${nv} peak RSS |`);
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(r);
+  if (cpuRows.length) {
+    console.log('\nCPU time of the page\'s threads from the drop to the painted graph (the median run; /proc, 10 ms ticks; the UI thread is CrRendererMain, the model and layout workers are DedicatedWorker threads):\n');
+    console.log('| operators | graph drawn | thread CPU ms |\n|---:|---:|---|');
+    for (const r of cpuRows) console.log(r);
+  }
   if (!netron) console.log('\nNetron was not measured: set NETRON_DIR to a local copy of its browser build (see the comment at the top of bench/browser.ts).');
   if (pzRows.length) {
     console.log('\n## Browser: pan and zoom (mouse drag + wheel for 3 s)\n');

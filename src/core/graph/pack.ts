@@ -351,7 +351,7 @@ export function decodeStrings(t: StringTable): string[] {
 }
 
 /** UTF-8 bytes decoded per slice of `decodeStringsSliced` (a few milliseconds of work). */
-const DECODE_SLICE_BYTES = 1 << 18;
+const DECODE_SLICE_BYTES = 1 << 16;
 
 /**
  * `decodeStrings` in slices: the text is decoded a piece at a time (a streaming TextDecoder, so a
