@@ -14,11 +14,54 @@ interface Variant {
   pos: Int32Array;
 }
 
-function makeVariant(g: LayeredGraph, bottomUp: boolean, rightToLeft: boolean): Variant {
-  const { count, rankCount, layerStart, order } = g;
-  const start = new Int32Array(rankCount + 1);
-  const out = new Int32Array(order.length);
-  const pos = new Int32Array(count);
+/**
+ * Working arrays of the four alignments, made once and reused by each (at 100,000 operators a set
+ * is about a dozen arrays of 170,000 entries: made four times over they were tens of megabytes
+ * for the collector). Every one is fully written, or cleared, before it is read.
+ */
+interface Scratch {
+  start: Int32Array;
+  order: Int32Array;
+  pos: Int32Array;
+  root: Int32Array;
+  align: Int32Array;
+  ea: Int32Array;
+  eb: Int32Array;
+  ew: Float64Array;
+  indeg: Int32Array;
+  outStart: Int32Array;
+  outEdge: Int32Array;
+  next: Int32Array;
+  topo: Int32Array;
+  xs: Float64Array;
+}
+
+function makeScratch(g: LayeredGraph): Scratch {
+  const { count, rankCount, layerStart } = g;
+  // block graph edges: one between neighbours in each layer (the same number in every variant)
+  let m = 0;
+  for (let r = 0; r < rankCount; r++) m += Math.max(0, layerStart[r + 1] - layerStart[r] - 1);
+  return {
+    start: new Int32Array(rankCount + 1),
+    order: new Int32Array(g.order.length),
+    pos: new Int32Array(count),
+    root: new Int32Array(count),
+    align: new Int32Array(count),
+    ea: new Int32Array(m),
+    eb: new Int32Array(m),
+    ew: new Float64Array(m),
+    indeg: new Int32Array(count),
+    outStart: new Int32Array(count + 1),
+    outEdge: new Int32Array(m),
+    next: new Int32Array(count),
+    topo: new Int32Array(count),
+    xs: new Float64Array(count),
+  };
+}
+
+function makeVariant(g: LayeredGraph, bottomUp: boolean, rightToLeft: boolean, sc: Scratch): Variant {
+  const { rankCount, layerStart, order } = g;
+  const { start, order: out, pos } = sc;
   let k = 0;
   for (let li = 0; li < rankCount; li++) {
     const r = bottomUp ? rankCount - 1 - li : li;
@@ -101,12 +144,13 @@ function align(
   conflicts: Set<number>,
   realNb: Uint8Array,
   ws: Int32Array,
+  sc: Scratch,
 ): { root: Int32Array; align: Int32Array } {
   const { count, rankCount } = g;
   const nbStart = bottomUp ? g.downStart : g.upStart;
   const nb = bottomUp ? g.down : g.up;
-  const root = new Int32Array(count);
-  const al = new Int32Array(count);
+  const root = sc.root;
+  const al = sc.align;
   for (let v = 0; v < count; v++) {
     root[v] = v;
     al[v] = v;
@@ -173,6 +217,7 @@ function compact(
   root: Int32Array,
   nodesep: number,
   edgesep: number,
+  sc: Scratch,
 ): Float64Array {
   const { count, realCount, across } = g;
   const { start, order } = vt;
@@ -180,11 +225,10 @@ function compact(
   // block graph: edge root(left) -> root(right) with the separation as weight
   let m = 0;
   for (let li = 0; li < rankCount; li++) m += Math.max(0, start[li + 1] - start[li] - 1);
-  const ea = new Int32Array(m);
-  const eb = new Int32Array(m);
-  const ew = new Float64Array(m);
-  const indeg = new Int32Array(count);
-  const outCount = new Int32Array(count + 1);
+  const { ea, eb, ew, indeg } = sc;
+  const outCount = sc.outStart;
+  indeg.fill(0);
+  outCount.fill(0);
   let k = 0;
   for (let li = 0; li < rankCount; li++) {
     for (let i = start[li] + 1; i < start[li + 1]; i++) {
@@ -201,17 +245,19 @@ function compact(
   }
   for (let v = 0; v < count; v++) outCount[v + 1] += outCount[v];
   const outStart = outCount;
-  const outEdge = new Int32Array(m);
+  const outEdge = sc.outEdge;
   {
-    const next = outStart.slice(0, count);
+    const next = sc.next;
+    next.set(outStart.subarray(0, count));
     for (let e = 0; e < m; e++) outEdge[next[ea[e]]++] = e;
   }
   // topological order of the roots (Kahn)
-  const topo = new Int32Array(count);
+  const topo = sc.topo;
   let head = 0;
   let tail = 0;
   for (let v = 0; v < count; v++) if (root[v] === v && indeg[v] === 0) topo[tail++] = v;
-  const xs = new Float64Array(count);
+  const xs = sc.xs;
+  xs.fill(0);
   while (head < tail) {
     const v = topo[head++];
     for (let q = outStart[v]; q < outStart[v + 1]; q++) {
@@ -248,12 +294,13 @@ export function assignAcross(g: LayeredGraph, nodesep: number, edgesep: number):
   let degree = 0;
   for (let v = 0; v < count; v++) degree = Math.max(degree, g.upStart[v + 1] - g.upStart[v], g.downStart[v + 1] - g.downStart[v]);
   const ws = new Int32Array(degree);
+  const sc = makeScratch(g);
   for (const bottomUp of [false, true]) {
     const realNb = realNeighbours(g, bottomUp);
     for (const rightToLeft of [false, true]) {
-      const vt = makeVariant(g, bottomUp, rightToLeft);
-      const { root } = align(g, vt, bottomUp, conflicts, realNb, ws);
-      const xs = compact(g, vt, root, nodesep, edgesep);
+      const vt = makeVariant(g, bottomUp, rightToLeft, sc);
+      const { root } = align(g, vt, bottomUp, conflicts, realNb, ws, sc);
+      const xs = compact(g, vt, root, nodesep, edgesep, sc);
       if (rightToLeft) for (let v = 0; v < count; v++) xs[v] = -xs[v];
       xss.push(xs);
       isRight.push(rightToLeft);
