@@ -160,7 +160,13 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       return out;
     };
   }, [graph, scene]);
-  const style = useMemo(() => buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle, scene), [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
+  const style = useMemo(() => {
+    const t0 = performance.now();
+    const st = buildStyle(graph, scene.nodeCount, theme, nodeFill, nodeOutline, edgeStyle, scene);
+    // a view's colours, rebuilt with the scene (part of the UI-thread task that shows a new graph)
+    performance.measure('npu:view:style', { start: t0, end: performance.now() });
+    return st;
+  }, [graph, scene, theme, nodeFill, nodeOutline, edgeStyle]);
   const scratchRef = useRef<FrameScratch | null>(null);
   const hitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.nodeCount)), [scene]);
   const edgeHitScratch = useMemo(() => new Uint32Array(Math.max(1, scene.segmentGrid.itemCount)), [scene]);
@@ -453,6 +459,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const root = rootRef.current, canvas = canvasRef.current;
     if (!root || !canvas) return;
     const resize = () => {
+      const t0 = performance.now();
       const r = root.getBoundingClientRect();
       const dpr = window.devicePixelRatio || 1;
       const width = Math.max(0, Math.round(r.width)), height = Math.max(0, Math.round(r.height));
@@ -467,6 +474,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
         updateExtent();
       }
       requestDraw();
+      // the canvas sized to its element (a forced layout, the canvas reset) and the first view placed
+      performance.measure('npu:view:resize', { start: t0, end: performance.now() });
     };
     const ro = new ResizeObserver(resize);
     ro.observe(root);
