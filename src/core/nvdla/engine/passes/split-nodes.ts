@@ -75,6 +75,26 @@ export function totalBanksForWeight(wt: TensorSurfaceDesc, ctx: PassContext): nu
   return Math.ceil(f32(Math.trunc(bytes / t.numConvBufEntryWidth) / t.numConvBufEntriesPerBank)) & 0xffff;
 }
 
+/**
+ * Splits `node` by input channel (`splitWeights`, as `plan` says) and sizes the first chunk's
+ * weights anew (their tensor is smaller now: surface and buffer sizes are recomputed later).
+ * Returns the nodes the split added.
+ */
+function splitWeightsByInputChannel(ed: EngineGraphEditor, node: EngineNode, plan: Parameters<typeof splitWeights>[2], ctx: PassContext, changes: PassChanges): EngineNode[] {
+  const g = ed.graph;
+  const added = splitWeights(ed, node, plan, ctx);
+  const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
+  aux.dims = { ...ed.edge(node.auxEdges[0]!).tensor!.dims };
+  aux.size = 0;
+  aux.lineStride = 0;
+  aux.surfaceStride = 0;
+  const tb = aux.buffer ? bufferById(g, aux.buffer) : undefined;
+  if (tb) tb.size = 0;
+  changes.changed.push(node.id);
+  for (const n of added) changes.added.push(n.id);
+  return added;
+}
+
 function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, changes: PassChanges): void {
   if (node.params.kind !== 'conv') return;
   const p = node.params.conv;
@@ -103,17 +123,7 @@ function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, ch
     // nvdla_compiler stops here ("Not enough banks to hold weight data. No software split supported")
     const plan = planWeightSplit(src.dims.c, wt.dims.h, wt.dims.w, surfaceFormat(wt.format).bytesPerElement, (c) => totalBanksForData(node, { ...src, dims: { ...src.dims, c } }, ctx), ctx);
     if (!plan) throw new UnsupportedError(`${node.name}: Not enough banks to hold weight data, even for ${ctx.target.atomicCSize} input channels at a time`);
-    const added = splitWeights(ed, node, plan, ctx);
-    // the first chunk's weights are smaller now: their surface and buffer are sized anew
-    const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
-    aux.dims = { ...ed.edge(node.auxEdges[0]!).tensor!.dims };
-    aux.size = 0;
-    aux.lineStride = 0;
-    aux.surfaceStride = 0;
-    const tb = aux.buffer ? bufferById(g, aux.buffer) : undefined;
-    if (tb) tb.size = 0;
-    changes.changed.push(node.id);
-    for (const n of added) changes.added.push(n.id);
+    const added = splitWeightsByInputChannel(ed, node, plan, ctx, changes);
     changes.notes.push(
       `${node.name}: one kernel group of its weights needs ${minWt} CBUF banks beside ${data} for the input, more than the ${banks} there are (nvdla_compiler: "Not enough banks to hold weight data. No software split supported"); split by input channel into ${plan.channels.length} convolutions of ${plan.channels.join(' + ')} channels whose partial sums are added on the SDP`,
     );
@@ -131,16 +141,7 @@ function splitConv(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, ch
     // kernel group fits the weight banks, each chunk's convolution then split by height
     const plan = planWeightAndDataSplit(src.dims.c, wt.dims.h, wt.dims.w, surfaceFormat(wt.format).bytesPerElement, ctx);
     if (!plan) throw new UnsupportedError(`${node.name}: splitWeightsAndData: even ${ctx.target.atomicCSize} input channels of one kernel group need more than the profile's ${ctx.profile.convWeightBanksAllotted} weight banks`);
-    const added = splitWeights(ed, node, plan, ctx);
-    const aux = surfaceById(g, ed.edge(node.auxEdges[0]!).surface!);
-    aux.dims = { ...ed.edge(node.auxEdges[0]!).tensor!.dims };
-    aux.size = 0;
-    aux.lineStride = 0;
-    aux.surfaceStride = 0;
-    const tb = aux.buffer ? bufferById(g, aux.buffer) : undefined;
-    if (tb) tb.size = 0;
-    changes.changed.push(node.id);
-    for (const n of added) changes.added.push(n.id);
+    const added = splitWeightsByInputChannel(ed, node, plan, ctx, changes);
     changes.notes.push(
       `${node.name}: input of ${data} banks and one kernel group of weights of ${minWt} banks exceed the profile's ${ctx.profile.convDataBanksAllotted} + ${ctx.profile.convWeightBanksAllotted} (nvdla_compiler: "splitWeightsAndData is not yet supported"); split by input channel into ${plan.channels.length} convolutions of ${plan.channels.join(' + ')} channels whose partial sums are added on the SDP, each split by height as its input needs`,
     );
