@@ -22,7 +22,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createNodeKernels } from '../src/cli/kernels';
-import { CalibrationCollector, deployLayers, poolingScaleTies } from '../src/core/dla/calibrate';
+import { CalibrationCollector, deployLayers, int8ScaleTies } from '../src/core/dla/calibrate';
 import { loadableRunService } from '../src/core/dla/run-service';
 import type { LoadableRunHooks, LoadableRunRequest } from '../src/core/dla/run-types';
 import { decodeTasks } from '../src/core/loadable/tasks';
@@ -100,7 +100,7 @@ rows.push(await measure('LeNet fp16 nv_small (nvdla_compiler golden)', goldenByt
     for (const [layer, blob] of floatForward(deploy, weights, x)) c.add(layer, blob.values);
     c.next();
   }
-  const table = c.result({ kind: 'max' }, 'calib', poolingScaleTies(deployLayers(deploy))).table;
+  const table = c.result({ kind: 'max' }, 'calib', int8ScaleTies(deployLayers(deploy))).table;
   const r = compileNvdla(deploy, weights, { configtarget: 'nv_full', cprecision: 'int8', calibtable: parseCalibrationTable(JSON.stringify(table), 'calib.json') });
   rows.push(await measure('LeNet int8 nv_full (NPU Studio compiler, studio table)', r.bytes!, { input: { kind: 'values', file: 'digit', values: digit(2) }, calibration: table }, 30, 50));
 }

@@ -151,7 +151,7 @@ describe('int8ScaleTies', () => {
     ]);
     // pool_b takes b's scale and feeds the concat: b, pool_b and relu_a all take cat's, and so does the pool after it
     expect(ties).toEqual({ relu_a: 'cat', b: 'cat', pool_b: 'cat', pool_cat: 'cat' });
-    // without a concat: the pool on its input's scale, as poolingScaleTies
+    // without a concat: the pool on its input's scale, as before Concat ties existed
     expect(int8ScaleTies([L('data', 'Input', [], ['data']), L('c', 'Convolution', ['data'], ['c']), L('p', 'Pooling', ['c'], ['p'])])).toEqual({ p: 'c' });
   });
 });

@@ -235,7 +235,7 @@ export class CalibrationCollector {
    * `sameScale`: tensors whose scale must be another's (name -> the one it copies): an engine
    * that cannot rescale (PDP pooling, a concatenation) writes its input's integers, so its output
    * must carry its input's scale; nvdla_compiler takes whatever the table says and would
-   * misread those integers (see `poolingScaleTies`).
+   * misread those integers (see `int8ScaleTies`).
    */
   result(method: CalibrationMethod, file = 'calibration', sameScale: Record<string, string> = {}): CalibrationResult {
     if (this.histograms.size === 0) throw new FormatError({ kind: 'empty', file, message: 'no activations were collected: the calibration needs at least one input' });
@@ -285,26 +285,9 @@ export function deployLayers(deploy: CaffeDeploy): TieLayer[] {
 }
 
 /**
- * Pooling layers of a Caffe net and the layer whose output they pool (the last writer of their
- * bottom blob, in-place layers included): the PDP averages or picks int8 values without
- * rescaling, so a pooling layer's output scale must be its input's.
- */
-export function poolingScaleTies(layers: TieLayer[]): Record<string, string> {
-  const lastWriter = new Map<string, string>();
-  const ties: Record<string, string> = {};
-  for (const layer of layers) {
-    if ((layer.type === 'Pooling' || layer.type === 'POOLING') && layer.bottoms.length === 1) {
-      const from = lastWriter.get(layer.bottoms[0]!);
-      if (from) ties[layer.name] = from;
-    }
-    for (const top of layer.tops) lastWriter.set(top, layer.name);
-  }
-  return ties;
-}
-
-/**
- * The ties an INT8 compile needs: pooling layers take their input's scale (`poolingScaleTies`),
- * and every input of a Concat takes the Concat's scale (the concatenation only places the
+ * The ties an INT8 compile needs: pooling layers take their input's scale (the last writer of
+ * their bottom blob, in-place layers included: the PDP averages or picks int8 values without
+ * rescaling), and every input of a Concat takes the Concat's scale (the concatenation only places the
  * producers' int8 values side by side, so they must all be on the scale the consumer reads them
  * with; untied, GoogLeNet's inception outputs mix four scales and fall from ~36 dB to below
  * 16 dB from inception_3b on). Tied layers form groups (a pool feeding a Concat ties its input

@@ -12,7 +12,7 @@ import { compileNvdla } from '../nvdla/compile';
 import { fixtureDeploy, fixtureWeights } from '../../../test/support/nvdla/fixtures';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { collectRun, netLayers } from './caffe-reference';
-import { CalibrationCollector, poolingScaleTies } from './calibrate';
+import { CalibrationCollector, int8ScaleTies } from './calibrate';
 import { topK } from './metrics';
 import { loadableRunService } from './run-service';
 import type { CalibrationScales } from './run-types';
@@ -72,7 +72,7 @@ describe('LeNet on 200 MNIST digits: top-1 agreement with the Caffe float pass',
   it('int8, our compiler (nv_small) with a table the studio calibrated on 100 other digits: at least 97 %', async () => {
     const collector = new CalibrationCollector();
     for (let i = 0; i < 100; i++) collectRun(collector, model.net, await runForward(model.net, { inputs: { data: digit(i, 300) } }));
-    const calib = collector.result({ kind: 'max' }, 'calib.json', poolingScaleTies(netLayers(model.net)));
+    const calib = collector.result({ kind: 'max' }, 'calib.json', int8ScaleTies(netLayers(model.net)));
     const compiled = compileNvdla(fixtureDeploy('nvdla/golden/lenet_n1.prototxt'), fixtureWeights('nvdla/lenet/lenet_iter_10000.caffemodel'), {
       configtarget: 'nv_small',
       cprecision: 'int8',

@@ -18,7 +18,7 @@ import { floatForward } from '../../../test/support/dla/float-reference';
 import { CIFAR_GOLDENS, LENET_GOLDENS, goldenBytes } from '../../../test/support/nvdla/golden';
 import { fixtureDeploy, fixtureWeights, lenet } from '../../../test/support/nvdla/fixtures';
 import { bindInput, bindableTensors, outputValues } from './bindings';
-import { CalibrationCollector, deployLayers, poolingScaleTies } from './calibrate';
+import { CalibrationCollector, deployLayers, int8ScaleTies } from './calibrate';
 import { compareSlots, type LayerComparison } from './compare';
 import { topK } from './metrics';
 import { runLoadable, type DlaRunOptions, type DlaRunResult } from './run';
@@ -181,12 +181,12 @@ describe('int8 with a calibration table made from the float pass', () => {
   }
 
   it('the pooling layers take their input\'s scale', () => {
-    expect(poolingScaleTies(deployLayers(deploy))).toEqual({ pool1: 'conv1', pool2: 'conv2' });
-    expect(poolingScaleTies(deployLayers(cifarDeploy()))).toEqual({ pool1: 'conv1', pool2: 'relu2', pool3: 'relu3' });
+    expect(int8ScaleTies(deployLayers(deploy))).toEqual({ pool1: 'conv1', pool2: 'conv2' });
+    expect(int8ScaleTies(deployLayers(cifarDeploy()))).toEqual({ pool1: 'conv1', pool2: 'relu2', pool3: 'relu3' });
   });
 
   it('LeNet nv_small (our compiler), pool scales tied: the same class, every layer above 25 dB', async () => {
-    for (const { rows, same } of await lenetInt8(poolingScaleTies(deployLayers(deploy)))) {
+    for (const { rows, same } of await lenetInt8(int8ScaleTies(deployLayers(deploy)))) {
       expect(rows.length).toBe(7);
       expect(below(rows, 25)).toEqual([]);
       expect(same).toBe(true);
