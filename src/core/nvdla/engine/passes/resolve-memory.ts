@@ -195,7 +195,7 @@ class MemoryResolver {
       let lastRef = -1;
       for (const c of tsd.consumers) lastRef = Math.max(lastRef, this.ed.node(c).dependency[0]!.slot);
       if (lastRef === -1) continue;
-      if (lastRef < at && lastRef !== fusedUpstream) deallocable.push({ lastRef, tsd });
+      if (lastRef < at && lastRef !== fusedUpstream && !this.siblingStillRead(tsd, at)) deallocable.push({ lastRef, tsd });
     }
     deallocable.sort((a, b) => a.lastRef - b.lastRef); // stable, as list::sort
 
@@ -228,6 +228,25 @@ class MemoryResolver {
     } while (pending.length && deallocable.length);
 
     for (const tsd of allocated) this.checkReuseHazards(node, tsd);
+  }
+
+  /**
+   * Whether another surface of `tsd`'s buffer is read at op slot `at` or later. Upstream frees a
+   * buffer when the one surface it was placed for has no reader left, even though other surfaces
+   * in the same buffer still have some: the bands a split convolution reads (SPLIT outputs laid in
+   * its input's buffer) lose their data when the input's only hardware reader is done, and the
+   * next tensor placed there is read as the later bands' input (GoogLeNet INT8 on nv_small:
+   * inception_3a's reduce convolutions at 6-8 dB against Caffe). NPU Studio keeps the buffer
+   * until those readers have run too; where upstream's free was safe nothing changes.
+   */
+  private siblingStillRead(tsd: TensorSurfaceDesc, at: number): boolean {
+    const tb = this.buffer(tsd);
+    if (tb.surfaces.length < 2) return false;
+    for (const id of tb.surfaces) {
+      if (id === tsd.id) continue;
+      for (const c of surfaceById(this.g, id).consumers) if (this.ed.node(c).dependency[0]!.slot >= at) return true;
+    }
+    return false;
   }
 
   /** `findReuseHazards` + `resolveHazards` */
