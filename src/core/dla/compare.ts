@@ -141,6 +141,13 @@ function stitch(g: BandGroup, starts: readonly number[]): Float32Array {
   return out;
 }
 
+/** the planes of `values` (C x plane) at `places`, in that order */
+function caffeChannels(values: Float32Array, places: readonly number[], plane: number): Float32Array {
+  const out = new Float32Array(places.length * plane);
+  places.forEach((c, i) => out.set(values.subarray(c * plane, (c + 1) * plane), i * plane));
+  return out;
+}
+
 /** Compares each slot of a run (made with captured surfaces) with its layer's float tensor. */
 export function compareSlots({ run, mapping, reference, scale }: CompareInputs): SlotComparison {
   const byPlace = new Map(mapping.map((m) => [`${m.task}:${m.slot}`, m]));
@@ -172,13 +179,17 @@ export function compareSlots({ run, mapping, reference, scale }: CompareInputs):
       skip(s, `the reference has no output for layer ${m.compareWith}`);
       continue;
     }
-    const size = out.channel * out.height * out.width;
+    // a surface with gap channels (a concat whose inputs start on channel groups): its Caffe channels only
+    const places = m.channelPlaces && m.channelPlaces.length < out.channel && m.channelPlaces.every((c) => c < out.channel) ? m.channelPlaces : null;
+    const channel = places ? places.length : out.channel;
+    const values = places ? caffeChannels(out.values, places, out.height * out.width) : out.values;
+    const size = channel * out.height * out.width;
     const item = itemOf(ref, m.batch, size);
     // a band of rows of a layer split into partial-height convolutions
     const [N = 1, C = 0, H = 0, W = 0] = ref.shape;
-    const band = !item && out.place && ref.shape.length === 4 && C === out.channel && W === out.width && out.height < H && m.batch < N && ref.values.length === N * C * H * W;
+    const band = !item && out.place && ref.shape.length === 4 && C === channel && W === out.width && out.height < H && m.batch < N && ref.values.length === N * C * H * W;
     if (!item && !band) {
-      skip(s, `layer ${m.compareWith} is ${ref.shape.join('x')}, the slot writes ${out.channel}x${out.height}x${out.width} (item ${m.batch})`);
+      skip(s, `layer ${m.compareWith} is ${ref.shape.join('x')}, the slot writes ${channel}x${out.height}x${out.width}${places ? ` (of ${out.channel} surface channels)` : ''} (item ${m.batch})`);
       continue;
     }
     let k = 1;
@@ -190,7 +201,7 @@ export function compareSlots({ run, mapping, reference, scale }: CompareInputs):
       }
       k = sc;
     }
-    const got = k === 1 ? out.values : Float32Array.from(out.values, (v) => v * k);
+    const got = k === 1 ? values : Float32Array.from(values, (v) => v * k);
     if (!item) {
       const key = `${m.compareWith}:${m.batch}`;
       let g = groups.get(key);
@@ -199,7 +210,7 @@ export function compareSlots({ run, mapping, reference, scale }: CompareInputs):
         groups.set(key, g);
       }
       if (g.done) {
-        skip(s, `layer ${m.compareWith} was already compared whole from its bands; this slot writes ${out.channel}x${out.height}x${out.width} more`);
+        skip(s, `layer ${m.compareWith} was already compared whole from its bands; this slot writes ${channel}x${out.height}x${out.width} more`);
         continue;
       }
       g.bands.push({ run: s, node: m.node, values: got, height: out.height, place: out.place!, scale: k });
@@ -235,7 +246,7 @@ export function compareSlots({ run, mapping, reference, scale }: CompareInputs):
       layer: m.compareWith,
       batch: m.batch,
       precision: out.precision,
-      channel: out.channel,
+      channel,
       height: out.height,
       width: out.width,
       scale: k,

@@ -33,6 +33,11 @@ export interface SlotLayers {
    * floats); null for fp16 or when the compile has none
    */
   tensorScale: number | null;
+  /**
+   * an output surface with gap channels (a channel concat whose inputs start on channel groups,
+   * and the poolings reading it): per channel of the Caffe layer, its channel in the surface
+   */
+  channelPlaces?: number[];
 }
 
 /** The mapping of a compile's final engine graph. */
@@ -50,9 +55,10 @@ export function slotLayersOf(result: NvdlaCompileResult): SlotLayers[] {
     const layers = ids.map((id) => names.get(id) ?? `#${id}`);
     const scales = n.outputEdges.map((id) => edges.get(id)?.tensor?.channelScales ?? []).find((x) => x.length > 0) ?? [];
     const tensorScale = int8 && scales.length ? scales[0]! : null;
+    const channelPlaces = n.outputEdges.map((id) => edges.get(id)?.tensor?.channelPlaces).find((x) => x !== undefined);
     n.dependency.forEach((d, batch) => {
       if (d.slot < 0) return;
-      out.push({ task: n.taskId, slot: d.slot, batch, node: n.name, layers, compareWith: n.engineType === 'CONVOLUTION' || !layers.length ? null : layers[layers.length - 1]!, tensorScale });
+      out.push({ task: n.taskId, slot: d.slot, batch, node: n.name, layers, compareWith: n.engineType === 'CONVOLUTION' || !layers.length ? null : layers[layers.length - 1]!, tensorScale, ...(channelPlaces ? { channelPlaces } : {}) });
     });
   }
   return out.sort((a, b) => a.task - b.task || a.slot - b.slot);

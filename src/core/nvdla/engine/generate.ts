@@ -18,6 +18,7 @@ import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph, registerLut } from './graph';
 import { blobOf, defaultX1, modeOf, NodeFactory, sdpCommon, unitWeights } from './factory';
+import { placeConcatInputsOnGroups } from './concat-gaps';
 import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode } from './model';
 
 export interface EngineGenerateResult {
@@ -214,24 +215,6 @@ class Generator extends NodeFactory {
         return;
       }
       case 'CONCATENATION': {
-        if (this.int8) {
-          // a channel concat places each input's surface after the previous ones' whole channel
-          // groups (Surface.cpp sums their sizes): an input starting mid-group lands after a gap,
-          // and the consumers read the wrong channels (or past the buffer). FP16 groups 16 channels
-          // on nv_full, INT8 32, so GoogLeNet's inception_4a (192 + 208 + ...) breaks only in INT8.
-          const perGroup = this.target.atomicKSize;
-          let at = 0;
-          can.inputEdges.forEach((ce, i) => {
-            if (i > 0 && at % perGroup !== 0) {
-              this.fail(can, `Concat '${can.name}': its input ${i + 1} starts at channel ${at}, not a multiple of the ${perGroup} channels an INT8 feature surface groups on ${this.target.name}, so its channels would land after a gap and the layers reading '${can.name}' would read the wrong ones (compile with --cprecision fp16, or make the inputs before it multiples of ${perGroup} channels)`, {
-                upstream: 'none: the concatenation is compiled with the gap',
-                upstreamBehaviour: 'wrong-result',
-                studio: 'NPU Studio refuses the concatenation it cannot place',
-              });
-            }
-            at += this.canEdges.get(ce)!.tensor.dims.c;
-          });
-        }
         const concat = ed.addNode('concat-', 'CONCATENATION_CONCAT', can.id, can.origins, { kind: 'concat', axis: 'C', canonicalInputs: [...can.inputEdges] });
         for (const e of src) ed.appendNodeToEdge(e, 'second', concat);
         for (const e of sink) ed.appendNodeToEdge(e, 'first', concat);
@@ -329,6 +312,21 @@ class Generator extends NodeFactory {
       e.bind = { id: i, direction: 'output' };
       g.outputEdges.push(e.id);
     });
+    // concat inputs starting mid channel group: gaps in the surface, readers skip them (concat-gaps.ts)
+    const perGroup = this.int8 ? this.target.atomicKSize : this.target.atomicKSize / 2;
+    const canName = new Map(this.can.nodes.map((n) => [n.id, n]));
+    const gaps = placeConcatInputsOnGroups(
+      this.ed,
+      perGroup,
+      (n) => (n.canonicalNode ? canName.get(n.canonicalNode)?.name : undefined) ?? n.name,
+      (n, message) =>
+        this.fail(n.canonicalNode ? (canName.get(n.canonicalNode) ?? null) : null, message, {
+          upstream: 'none: the concatenation is compiled with the gap, its buffer a channel group short and its readers off by the gap',
+          upstreamBehaviour: 'wrong-result',
+          studio: 'NPU Studio places the inputs on group boundaries and widens the readers\' weights with zeros for the gap; it refuses readers that cannot skip the gap',
+        }),
+    );
+    for (const note of gaps.notes) this.diagnostics.push({ severity: 'info', stage: 'engine', message: note });
     // N = 1 for every non-bindable, non-aux tensor
     for (const e of g.edges) if (!e.bind && !e.aux && e.tensor) e.tensor.dims.n = 1;
     return g;

@@ -277,6 +277,12 @@ export type EdgeKind = 'data' | 'compute' | 'hazard';
 
 export interface EngineTensor extends GraphTensor {
   dataFormat: DataFormat;
+  /**
+   * a tensor laid out with gaps between channel groups (the output of a channel concat whose
+   * inputs start on group boundaries, concat-gaps.ts, and of the poolings reading it): per channel
+   * of the Caffe blob, its channel in the surface (`dims.c` counts the gaps); absent when channel i is channel i
+   */
+  channelPlaces?: number[];
 }
 
 export interface EngineEdge {

@@ -15,7 +15,8 @@
  */
 import type { Dims4 } from '../network/model';
 import type { TargetConfig } from '../targets';
-import { formulaLineStride, formulaSize, formulaSurfaceStride, SurfaceError } from './surfaces';
+import { featureChannelsPerGroup, formulaLineStride, formulaSize, formulaSurfaceStride, SurfaceError } from './surfaces';
+import { surfaceFormat } from '../surface';
 import type { EngineEdge, EngineGraph, EngineNode, TensorBufferDesc, TensorSurfaceDesc } from './model';
 
 const NO_DIMS: Dims4 = { n: -1, c: -1, h: -1, w: -1 };
@@ -311,6 +312,10 @@ export class Suggestions {
     let sw = 0;
     let sh = 0;
     let sc = 0;
+    // a Caffe channel concat's inputs each start on a channel group (concat-gaps.ts), as their offsets do
+    const caffeConcat = node.params.kind === 'concat' && node.params.canonicalInputs !== null;
+    const dstFormat = axis === 'C' && caffeConcat ? surfaceFormat(this.ix.tsdOfEdge(node.outputEdges[0]!).format) : null;
+    const perGroup = dstFormat && dstFormat.category === 'FEATURE_DATA' ? featureChannelsPerGroup(dstFormat, this.target) : 1;
     for (const id of node.inputEdges) {
       const src = this.ix.firstSource(id);
       if (!src) throw new SurfaceError(`No upstream node for input edge ${id} to node ${node.name}`);
@@ -327,7 +332,7 @@ export class Suggestions {
         large.h = Math.max(large.h, sh);
         large.c = Math.max(large.c, d.c);
       } else {
-        sc += d.c;
+        sc = Math.ceil(sc / perGroup) * perGroup + d.c;
         large.w = Math.max(large.w, d.w);
         large.h = Math.max(large.h, d.h);
         large.c = Math.max(large.c, sc);

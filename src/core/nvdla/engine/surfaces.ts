@@ -78,7 +78,8 @@ export interface SurfaceContext {
   profile: CompileProfile;
 }
 
-function featureChannelsPerGroup(f: SurfaceFormatInfo, t: TargetConfig): number {
+/** channels per group (atom) of a feature surface */
+export function featureChannelsPerGroup(f: SurfaceFormatInfo, t: TargetConfig): number {
   return f.precision === 'INT8' ? t.atomicKSize : t.atomicKSize / 2;
 }
 

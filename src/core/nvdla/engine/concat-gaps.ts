@@ -1,0 +1,145 @@
+/**
+ * Channel concatenations whose inputs do not all start on a channel-group boundary (beyond
+ * nvdla_compiler, issue 14 point 4).
+ *
+ * A feature surface keeps its channels in groups (32 INT8 or 16 FP16 channels on nv_full, 8 INT8
+ * on nv_small), and a concat places each input's surface after the whole groups of the ones before
+ * it (upstream `ConcatenationNode::suggestSurfaceOffsetInBuffer` sums their sizes). An input that
+ * starts mid-group therefore lands after a gap: GoogLeNet's inception_4a (192 + 208 + 48 + 64
+ * channels, INT8 on nv_full) has its third input at channel 416 of the surface, not 400. Upstream
+ * still describes the concat's output as 512 contiguous channels (`tempConcatLargeSurface` sums the
+ * channel counts), so its buffer is a group short (the last input is written past it) and every
+ * reader takes the gap for channels 400-415 and is 16 channels off from there on.
+ *
+ * NPU Studio keeps that placement and says so: the concat's output tensor becomes the surface it
+ * really is (544 channels there, `channelPlaces` naming each Caffe channel's place), the buffer is
+ * sized for it (suggest.ts aligns the inputs the same way), and the readers are made to skip the
+ * gap: a convolution or fully connected layer gets its weights widened to the surface's channels
+ * with zeros for the gap channels (whatever the gap holds then adds nothing), a pooling reads and
+ * writes channel by channel, so its output has the same gaps and its own readers are treated the
+ * same way. A reader that mixes channels otherwise (LRN, element-wise, another concat, a grouped
+ * convolution, an SDP with per-channel data, the CPU) or a gapped network output is refused,
+ * naming both layers.
+ */
+import type { EngineGraphEditor } from './graph';
+import type { EngineEdge, EngineNode } from './model';
+import { floatBlob } from './weights';
+
+export interface ConcatGapsResult {
+  /** one line per concat laid out with gaps, for the pass notes */
+  notes: string[];
+}
+
+export type ConcatGapReject = (node: EngineNode, message: string) => never;
+
+/** where each input of a channel concat starts in its surface, given `perGroup` channels a group */
+export function concatChannelStarts(channels: readonly number[], perGroup: number): number[] {
+  let at = 0;
+  return channels.map((c, i) => {
+    if (i > 0) at = Math.ceil(at / perGroup) * perGroup;
+    const start = at;
+    at += c;
+    return start;
+  });
+}
+
+/**
+ * Lays out every engine-graph channel concat with a mid-group input as described above.
+ * `perGroup`: channels per group of the feature surfaces; `layerOf`: a node's layer name for messages.
+ */
+export function placeConcatInputsOnGroups(ed: EngineGraphEditor, perGroup: number, layerOf: (n: EngineNode) => string, reject: ConcatGapReject): ConcatGapsResult {
+  const notes: string[] = [];
+  for (const node of [...ed.graph.nodes]) {
+    const p = node.params;
+    if (p.kind !== 'concat' || p.axis !== 'C' || !p.canonicalInputs) continue;
+    const inputs = node.inputEdges.map((id) => ed.edge(id).tensor!);
+    const channels = inputs.map((t) => t.dims.c);
+    const starts = concatChannelStarts(channels, perGroup);
+    const plain = channels.map((_, i) => channels.slice(0, i).reduce((a, b) => a + b, 0));
+    if (starts.every((s, i) => s === plain[i])) continue;
+    const concat = layerOf(node);
+    inputs.forEach((t, i) => {
+      if (t.channelPlaces) reject(node, `Concat '${concat}': its input ${i + 1} is itself laid out with gaps between channel groups; NPU Studio places one level of such gaps only`);
+    });
+    const places: number[] = [];
+    channels.forEach((c, i) => {
+      for (let k = 0; k < c; k++) places.push(starts[i]! + k);
+    });
+    const total = starts.at(-1)! + channels.at(-1)!;
+    const firstMid = starts.findIndex((s, i) => s !== plain[i]);
+    const why = `its input ${firstMid + 1} starts at channel ${plain[firstMid]}, not a multiple of the ${perGroup} channels a feature surface groups`;
+    const out = ed.edge(node.outputEdges[0]!);
+    const readers = new Set<string>();
+    widenTensor(out, places, total);
+    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers });
+    notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through`);
+  }
+  return { notes };
+}
+
+/** the tensor of `e` as the gapped surface: `total` channels, Caffe channel i at `places[i]` */
+function widenTensor(e: EngineEdge, places: number[], total: number): void {
+  const t = e.tensor!;
+  const scales = t.channelScales;
+  if (scales.length) {
+    const wide = new Array<number>(total).fill(scales[0]!);
+    places.forEach((at, i) => (wide[at] = scales[i] ?? scales[0]!));
+    t.channelScales = wide;
+  }
+  t.dims = { ...t.dims, c: total };
+  t.channelPlaces = places;
+}
+
+interface VisitContext {
+  concat: string;
+  why: string;
+  layerOf: (n: EngineNode) => string;
+  reject: ConcatGapReject;
+  concatNode: EngineNode;
+  readers: Set<string>;
+}
+
+function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], total: number, cx: VisitContext): void {
+  const refuse = (what: string) =>
+    cx.reject(cx.concatNode, `Concat '${cx.concat}': ${cx.why}, so NPU Studio places its inputs on group boundaries with gap channels between them; ${what}, which cannot skip the gap channels (make the inputs before '${cx.concat}' multiples of the group, or compile it in another precision or for another target)`);
+  if (e.bind) refuse(`its output is a network output ('${e.tensor!.name}')`);
+  for (const id of e.targets) {
+    const n = ed.node(id);
+    const layer = cx.layerOf(n);
+    const p = n.params;
+    if (p.kind === 'conv' && (n.engineOpType === 'CONVOLUTION_CONV' || n.engineOpType === 'CONVOLUTION_FC')) {
+      if (p.conv.numGroups !== 1) refuse(`'${layer}' is a grouped convolution (${p.conv.numGroups} groups)`);
+      widenWeights(ed, n, places, total);
+      cx.readers.add(layer);
+    } else if (p.kind === 'pdp') {
+      const out = ed.edge(n.outputEdges[0]!);
+      widenTensor(out, places, total);
+      cx.readers.add(layer);
+      visitReaders(ed, out, places, total, cx);
+    } else {
+      refuse(`'${layer}' (${n.engineOpType}) reads it`);
+    }
+  }
+}
+
+/** a convolution's (or fully connected layer's) weights over the gapped channels: zero kernels' worth for the gaps */
+function widenWeights(ed: EngineGraphEditor, n: EngineNode, places: number[], total: number): void {
+  if (n.params.kind !== 'conv') return;
+  const conv = n.params.conv;
+  const wd = conv.weightDims;
+  const raw = conv.rawWeights.values as Float32Array;
+  const hw = wd.h * wd.w;
+  const k = wd.n;
+  const c = wd.c;
+  if (c !== places.length) throw new Error(`${n.name}: ${c} weight channels for ${places.length} input channels`);
+  const wide = new Float32Array(k * total * hw);
+  for (let kk = 0; kk < k; kk++) {
+    for (let ch = 0; ch < c; ch++) wide.set(raw.subarray((kk * c + ch) * hw, (kk * c + ch + 1) * hw), (kk * total + places[ch]!) * hw);
+  }
+  conv.rawWeights = floatBlob(wide);
+  conv.weightDims = { ...wd, c: total };
+  for (const id of n.auxEdges) {
+    const t = ed.edge(id).tensor;
+    if (t && t.type === 'WEIGHT') t.dims = { ...t.dims, c: total };
+  }
+}
