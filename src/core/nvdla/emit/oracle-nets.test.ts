@@ -30,7 +30,7 @@ const POST_EXT: Expect = {
   postExtWeights: 'tb-0',
 };
 
-const LRN_INT8: Expect = { kind: 'beyond', why: 'nvdla_compiler gives the CDP only FP16 formats ("Couldn\'t narrow down to suitable SF"); ours runs LRN in INT8 with a table of its own (emit/luts.ts lrnInt8Table; agreement with Caffe in beyond-int8.test.ts)' };
+const LRN_INT8: Expect & { kind: 'beyond' } = { kind: 'beyond', why: 'nvdla_compiler gives the CDP only FP16 formats ("Couldn\'t narrow down to suitable SF"); ours runs LRN in INT8 with a table of its own (emit/luts.ts lrnInt8Table; agreement with Caffe in beyond-int8.test.ts)' };
 const SPLIT_WEIGHTS_AND_DATA: Expect = { kind: 'beyond', why: 'nvdla_compiler\'s splitWeightsAndData is a stub ("not yet supported"); ours splits by input channel into chunks whose kernel group fits the weight banks, each chunk by height as its input needs, and adds the int8 partials on the SDP (beyond-int8.test.ts)' };
 const FC6 = 'fc6 is split by input channel into two convolutions whose partial sums are added';
 
@@ -41,7 +41,10 @@ const EXPECT: Record<string, Expect> = {
   'resnet-50-b1-nv_full-fp16-fast-math': { kind: 'equivalent' },
   'resnet-50-b1-nv_full-int8-fast-math': { kind: 'equivalent' },
   'resnet-50-b1-nv_small-int8-fast-math': { kind: 'equivalent' },
-  'googlenet-b1-nv_full-int8-fast-math': { kind: 'refuses', message: /Concat 'inception_4a\/output': its input 3 starts at channel 400, not a multiple of the 32 channels an INT8 feature surface groups on nv_full/ },
+  'googlenet-b1-nv_full-int8-fast-math': {
+    kind: 'beyond',
+    why: `${LRN_INT8.why}; inception_4a's and inception_4d's concats have an input starting mid channel group, which ours places on group boundaries with the readers' weights widened by zeros for the gap channels (engine/concat-gaps.ts; nvdla_compiler sizes the buffer a group short and its readers are off by the gap)`,
+  },
   'googlenet-b1-nv_small-int8-fast-math': LRN_INT8,
   'alexnet-b1-nv_full-int8-fast-math': LRN_INT8,
   'alexnet-b1-nv_small-int8-fast-math': LRN_INT8,
