@@ -99,25 +99,27 @@ interface VisitContext {
   readers: Set<string>;
 }
 
-function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], total: number, cx: VisitContext): void {
+/** `via`: the poolings between the concat and `e`, in order */
+function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], total: number, cx: VisitContext, via: string[] = []): void {
+  const through = via.length ? ` through ${via.map((v) => `'${v}'`).join(', ')}` : '';
   const refuse = (what: string) =>
     cx.reject(cx.concatNode, `Concat '${cx.concat}': ${cx.why}, so NPU Studio places its inputs on group boundaries with gap channels between them; ${what}, which cannot skip the gap channels (make the inputs before '${cx.concat}' multiples of the group, or compile it in another precision or for another target)`);
-  if (e.bind) refuse(`its output is a network output ('${e.tensor!.name}')`);
+  if (e.bind) refuse(`its output${through} is a network output ('${e.tensor!.name}')`);
   for (const id of e.targets) {
     const n = ed.node(id);
     const layer = cx.layerOf(n);
     const p = n.params;
     if (p.kind === 'conv' && (n.engineOpType === 'CONVOLUTION_CONV' || n.engineOpType === 'CONVOLUTION_FC')) {
-      if (p.conv.numGroups !== 1) refuse(`'${layer}' is a grouped convolution (${p.conv.numGroups} groups)`);
+      if (p.conv.numGroups !== 1) refuse(`'${layer}', reading it${through}, is a grouped convolution (${p.conv.numGroups} groups)`);
       widenWeights(ed, n, places, total);
       cx.readers.add(layer);
     } else if (p.kind === 'pdp') {
       const out = ed.edge(n.outputEdges[0]!);
       widenTensor(out, places, total);
       cx.readers.add(layer);
-      visitReaders(ed, out, places, total, cx);
+      visitReaders(ed, out, places, total, cx, [...via, layer]);
     } else {
-      refuse(`'${layer}' (${n.engineOpType}) reads it`);
+      refuse(`'${layer}' (${n.engineOpType}) reads it${through}`);
     }
   }
 }
