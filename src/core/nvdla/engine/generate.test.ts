@@ -33,8 +33,8 @@ function byName(g: EngineGraph, ids: string[]): string[] {
   return ids.map((id) => g.nodes.find((n) => n.id === id)!.name);
 }
 
-const small = (body: string, opts: Parameters<typeof frontEnd>[2] = {}) => {
-  const deploy = readDeploy('input: "data"\ninput_shape { dim: 1 dim: 8 dim: 8 dim: 8 }\n' + body, 'net.prototxt');
+const small = (body: string, opts: Parameters<typeof frontEnd>[2] = {}, channels = 8) => {
+  const deploy = readDeploy(`input: "data"\ninput_shape { dim: 1 dim: ${channels} dim: 8 dim: 8 }\n` + body, 'net.prototxt');
   return frontEnd(deploy, synthetic(deploy), { informat: 'nchw', ...opts });
 };
 
@@ -135,6 +135,7 @@ describe('engine graph: per layer type', () => {
        layer { name: "p" type: "Power" bottom: "cat" top: "p" power_param { scale: 2 } }
        layer { name: "s" type: "Softmax" bottom: "p" top: "s" }`,
       { cprecision: 'fp16' },
+      16, // whole 16-channel FP16 groups: the concat's second input starts on a group boundary
     ).engine!.graph!;
     expect(names(g)).toEqual(['cdp-lrn-0', 'act-0', 'ew-0', 'concat-0', 'cpu-scale-0', 'cpu-sm-0']);
     const ew = g.nodes[2]!;
@@ -142,6 +143,22 @@ describe('engine graph: per layer type', () => {
     const concat = g.nodes[3]!;
     const tensorOf = (id: string) => g.edges.find((e) => e.id === id)!.tensor!.name;
     expect(concat.inputEdges.map(tensorOf)).toEqual(['b', 'e']);
+  });
+
+  it('a Concat whose second input starts mid channel group (8 + 8 in FP16 on nv_full) read by the CPU (Power) is refused, naming both', () => {
+    const r = small(
+      `layer { name: "a" type: "LRN" bottom: "data" top: "a" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
+       layer { name: "b" type: "Sigmoid" bottom: "data" top: "b" }
+       layer { name: "e" type: "Eltwise" bottom: "a" bottom: "b" top: "e" eltwise_param { operation: MAX } }
+       layer { name: "cat" type: "Concat" bottom: "b" bottom: "e" top: "cat" }
+       layer { name: "p" type: "Power" bottom: "cat" top: "p" power_param { scale: 2 } }
+       layer { name: "s" type: "Softmax" bottom: "p" top: "s" }`,
+      { cprecision: 'fp16' },
+    ).engine!;
+    expect(r.graph).toBeNull();
+    const d = r.diagnostics.at(-1)!;
+    expect([d.layer, d.upstreamBehaviour]).toEqual(['cat', 'wrong-result']);
+    expect(d.message).toMatch(/^Concat 'cat': its input 2 starts at channel 8, not a multiple of the 16 channels .*; 'p' \(CPU_SCALE\) reads it, which cannot skip the gap channels/);
   });
 
   it('Sigmoid on nv_small: refused (upstream drops the activation silently)', () => {
