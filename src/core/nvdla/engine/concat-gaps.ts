@@ -20,6 +20,11 @@
  * same way. A reader that mixes channels otherwise (LRN, element-wise, another concat, a grouped
  * convolution, an SDP with per-channel data, the CPU) or a gapped network output is refused,
  * naming both layers.
+ *
+ * The gap channels are never written on purpose: they hold the padding channels of the input
+ * before the gap or what the buffer held before. Times a zero weight that is 0 in INT8, and in
+ * FP16 for every finite value (the engines write FP16 saturated, so no earlier tensor leaves an
+ * infinity or a NaN there).
  */
 import type { EngineGraphEditor } from './graph';
 import type { EngineEdge, EngineNode } from './model';
