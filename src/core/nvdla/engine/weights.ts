@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits } from '../half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits, halfTiesAwayOfFloat } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -18,6 +18,58 @@ export interface WeightBlob {
   count: number;
   /** FLOAT: float32 values; HALF: fp16 bits; INT8 / INT16: integers */
   values: Float32Array | Uint16Array | Int8Array | Int16Array;
+}
+
+/**
+ * Float kernel weights times one float32 factor per kernel, once or several times in a row (the
+ * convolution-with-scale and -with-batch-norm merges of `mergeActivationOperations`), with the
+ * products made only when `values` is first read: `translateWtsForDC` reads the factors as it
+ * lays the weights out and converts them, so a merged convolution's weights are not written out
+ * in float32 first (for ResNet-50, 90 MB of fresh memory per compile). Each product is rounded to
+ * float32 in turn, as a Float32Array store of each step would. Immutable: a further factor makes
+ * a new blob (graph copies share it, as they share typed arrays).
+ */
+export class ScaledKernelWeights implements WeightBlob {
+  readonly type = 'FLOAT' as const;
+  readonly count: number;
+  private made: Float32Array | null = null;
+
+  constructor(
+    /** the unscaled weights, kernel after kernel */
+    readonly source: Float32Array,
+    readonly kernels: number,
+    readonly perKernel: number,
+    /** in order of application, each `kernels` long */
+    readonly factors: readonly Float32Array[],
+  ) {
+    this.count = source.length;
+  }
+
+  /** the same weights with `factor` (one per kernel) applied after these */
+  times(factor: Float32Array): ScaledKernelWeights {
+    return new ScaledKernelWeights(this.source, this.kernels, this.perKernel, [...this.factors, factor]);
+  }
+
+  get values(): Float32Array {
+    if (this.made) return this.made;
+    const out = new Float32Array(this.count);
+    const x = this.source;
+    for (let k = 0; k < this.kernels; k++) {
+      const end = (k + 1) * this.perKernel;
+      for (let i = k * this.perKernel; i < end; i++) {
+        let v = x[i]!;
+        for (const f of this.factors) v = f32(v * f[k]!);
+        out[i] = v;
+      }
+    }
+    this.made = out;
+    return out;
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
 }
 
 export function floatBlob(values: Float32Array): WeightBlob {
@@ -275,8 +327,13 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
   const out = newLike(rt, total);
   // float32 -> fp16 while moving (no converted copy of the whole blob); otherwise convert every
   // value once, then only move them (the layout is a permutation)
-  const floatBits = src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
-  const values = floatBits ? src.values : convertAll(src, rt);
+  // merged kernel weights not yet multiplied out: scaled and converted here, kernel by kernel
+  const scaled = src instanceof ScaledKernelWeights && rt === 'HALF' && src.kernels === d.numKernels && src.count === d.wtSize ? src : null;
+  const floatBits = !scaled && src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
+  const values = scaled ? scaled.source : floatBits ? src.values : convertAll(src, rt);
+  const f0 = scaled?.factors[0];
+  const f1 = scaled?.factors[1];
+  const factorCount = scaled ? scaled.factors.length : 0;
   let n = 0;
   for (const op of ops) {
     const sl = op.s.limit;
@@ -293,7 +350,21 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
             const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
             const c0 = cg * atomicC + op.c.start;
             let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
-            if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
+            if (factorCount === 1) {
+              const fk = f0![k]!;
+              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(values[at]! * fk);
+            } else if (factorCount === 2) {
+              // a convolution merged with a batch-norm, then a scale (ResNet's)
+              const fk = f0![k]!;
+              const gk = f1![k]!;
+              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(f32(values[at]! * fk) * gk);
+            } else if (scaled) {
+              for (let c = 0; c < op.c.limit; c++, at += cStride) {
+                let v = values[at]!;
+                for (const f of scaled.factors) v = f32(v * f[k]!);
+                out[n++] = halfTiesAwayOfFloat(v);
+              }
+            } else if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
             else for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
           }
   }
