@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { combineKernelWeightsAndScale, scaleKernelWeightsLazily } from './sdp-math';
-import { nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, ScaledKernelWeights, translateWtsForDC, weightDims, type WeightBlob } from './weights';
+import { nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, quantizeWeights, ScaledKernelWeights, translateWtsForDC, weightDims, type WeightBlob } from './weights';
 
 /**
  * Post-extended image weights, read back stripe by stripe as the CSC reads them: which kernel row
@@ -94,6 +94,15 @@ describe('merged kernel weights made when read (ScaledKernelWeights)', () => {
     const one = scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!;
     const oneEager = combineKernelWeightsAndScale('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!;
     expect(differing(translateWtsForDC(d, one, 'HALF', 32, 64, 64).values, translateWtsForDC(d, oneEager, 'HALF', 32, 64, 64).values)).toEqual([]);
+  });
+
+  it('quantised to int8 (per kernel, per filter) gives the values and scales of the eager weights quantised', () => {
+    for (const perFilter of [false, true]) {
+      const fromLazy = quantizeWeights(lazy(), 1, K, C, RS, perFilter);
+      const fromEager = quantizeWeights(eager(), 1, K, C, RS, perFilter);
+      expect(fromLazy.filterScales).toEqual(fromEager.filterScales);
+      expect(differing(fromLazy.blob.values, fromEager.blob.values)).toEqual([]);
+    }
   });
 
   it('is refused where the eager merge would leave weights unscaled (kernels that do not divide the blob, too few factors)', () => {

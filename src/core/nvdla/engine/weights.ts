@@ -53,17 +53,36 @@ export class ScaledKernelWeights implements WeightBlob {
   get values(): Float32Array {
     if (this.made) return this.made;
     const out = new Float32Array(this.count);
+    for (let k = 0; k < this.kernels; k++) this.kernelInto(k, out.subarray(k * this.perKernel, (k + 1) * this.perKernel));
+    this.made = out;
+    return out;
+  }
+
+  /** kernel `k`'s weights into `out` (`perKernel` long), a view of `values` when it was made */
+  kernel(k: number, out: Float32Array): Float32Array {
+    if (this.made) return this.made.subarray(k * this.perKernel, (k + 1) * this.perKernel);
+    this.kernelInto(k, out);
+    return out;
+  }
+
+  private kernelInto(k: number, out: Float32Array): void {
     const x = this.source;
-    for (let k = 0; k < this.kernels; k++) {
-      const end = (k + 1) * this.perKernel;
-      for (let i = k * this.perKernel; i < end; i++) {
-        let v = x[i]!;
+    const base = k * this.perKernel;
+    const n = this.perKernel;
+    if (this.factors.length === 1) {
+      const a = this.factors[0]![k]!;
+      for (let i = 0; i < n; i++) out[i] = x[base + i]! * a;
+    } else if (this.factors.length === 2) {
+      const a = this.factors[0]![k]!;
+      const b = this.factors[1]![k]!;
+      for (let i = 0; i < n; i++) out[i] = f32(x[base + i]! * a) * b;
+    } else {
+      for (let i = 0; i < n; i++) {
+        let v = x[base + i]!;
         for (const f of this.factors) v = f32(v * f[k]!);
         out[i] = v;
       }
     }
-    this.made = out;
-    return out;
   }
 
   /** stage JSON (stage-json.ts) sees the plain blob */
@@ -133,6 +152,7 @@ export interface Quantized {
 
 /** `perKernelQuantizeWts` / `perFilterQuantizeWts`: q = clamp(floor(w * (1 / s) + 0.5)) */
 export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number, RS: number, perFilter: boolean): Quantized {
+  if (src instanceof ScaledKernelWeights && src.kernels === G * K && src.perKernel === C * RS) return quantizeScaledWeights(src, perFilter);
   const w = src.values as Float32Array;
   const out = new Int8Array(src.count);
   const kStride = C * RS;
@@ -155,6 +175,71 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
     }
     if (perFilter) filterScales.push(scale);
     else for (let i = 0; i < G * K; i++) filterScales.push(scale);
+  }
+  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+}
+
+/**
+ * `quantizeWeights` of merged weights not yet multiplied out, without writing them out in
+ * float32. A kernel's largest |product| is its largest |weight| times the factors' magnitudes
+ * (each step rounds to float32, which is monotonic and symmetric), so the scale needs one pass
+ * over the source weights; the products are then made value by value as they are quantised.
+ * Where a factor is not finite (0 x inf is NaN) every product is made for the maximum. Same
+ * values, same scales as `quantizeWeights` of `src.values`.
+ */
+function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Quantized {
+  const kernels = src.kernels;
+  const n = src.perKernel;
+  const x = src.source;
+  const factors = src.factors;
+  const finite = factors.every((f) => f.every((v) => Number.isFinite(v)));
+  const out = new Int8Array(src.count);
+  const scratch = new Float32Array(n);
+  const filterScales: number[] = [];
+  const kernelMax = (k: number): number => {
+    let max = -3.4028234663852886e38;
+    if (finite) {
+      const base = k * n;
+      let m = -3.4028234663852886e38;
+      for (let i = 0; i < n; i++) m = Math.max(m, Math.abs(x[base + i]!));
+      if (n === 0) return max;
+      for (const f of factors) m = f32(m * Math.abs(f[k]!));
+      return Math.max(max, m);
+    }
+    const w = src.kernel(k, scratch);
+    for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(w[i]!));
+    return max;
+  };
+  const quantize = (k: number, invScale: number): void => {
+    const base = k * n;
+    if (factors.length === 2) {
+      const a = factors[0]![k]!;
+      const b = factors[1]![k]!;
+      for (let i = 0; i < n; i++) {
+        const q = Math.floor(f32(f32(f32(f32(x[base + i]! * a) * b) * invScale) + 0.5));
+        out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+      }
+      return;
+    }
+    const w = src.kernel(k, scratch);
+    for (let i = 0; i < n; i++) {
+      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
+      out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+    }
+  };
+  if (perFilter) {
+    for (let k = 0; k < kernels; k++) {
+      const scale = f32(kernelMax(k) / 127);
+      quantize(k, f32(1 / scale));
+      filterScales.push(scale);
+    }
+  } else {
+    let max = -3.4028234663852886e38;
+    for (let k = 0; k < kernels; k++) max = Math.max(max, kernelMax(k));
+    const scale = f32(max / 127);
+    const invScale = f32(1 / scale);
+    for (let k = 0; k < kernels; k++) quantize(k, invScale);
+    for (let k = 0; k < kernels; k++) filterScales.push(scale);
   }
   return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
 }
