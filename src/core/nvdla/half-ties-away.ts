@@ -82,6 +82,15 @@ export function halfTiesAwayOfBits(bits: number): number {
   return (h & 0x7c00) !== 0x7c00 ? h + (((mant | 0x800000) >>> HALF_ROUND_SHIFT[e9]!) & 1) : h;
 }
 
+const F32 = new Float32Array(1);
+const I32 = new Int32Array(F32.buffer);
+
+/** `halfTiesAwayOfBits` of `value` rounded to float32 (a product computed in double, say) */
+export function halfTiesAwayOfFloat(value: number): number {
+  F32[0] = value;
+  return halfTiesAwayOfBits(I32[0]!);
+}
+
 /** `float32ToHalfTiesAway` over a whole array */
 export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
   const bitsOf = new Int32Array(src.buffer, src.byteOffset, src.length);

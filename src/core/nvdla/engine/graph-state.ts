@@ -10,7 +10,7 @@ import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, repopulateEdgePorts } from './graph';
 import { GraphIndex, isSoftwareNode, Suggestions, tsdSize } from './suggest';
 import type { EngineEdge, EngineGraph, EngineNode, TensorBufferDesc, TensorSurfaceDesc } from './model';
-import { graphOrder } from './ordering';
+import { orderedGraphElements } from './ordering';
 import {
   SurfaceError,
   isAuxTensorType,
@@ -26,10 +26,9 @@ export interface PassContext {
 
 /** the graph's edges and nodes in upstream's order (`orderedEdges()`, `orderedNodes()`) */
 export function orderedElements(g: EngineGraph): { nodes: EngineNode[]; edges: EngineEdge[] } {
-  const o = graphOrder(g);
+  const o = orderedGraphElements(g);
   if (o.error) throw new SurfaceError(o.error);
-  const ed = new EngineGraphEditor(g);
-  return { nodes: o.nodes.map((id) => ed.node(id)), edges: o.edges.map((id) => ed.edge(id)) };
+  return { nodes: o.nodes, edges: o.edges };
 }
 
 function edgeSurface(g: EngineGraph, id: string): TensorSurfaceDesc | null {
@@ -264,6 +263,12 @@ export function reserveBuffers(g: EngineGraph, edges: EngineEdge[], target: Targ
  * change what their clients ask of them, and the full refresh that ends each pass recomputes them
  * all. An edit that added more edges gets the full refresh (their numbering follows graph order).
  */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function refreshAfterLocalEdit(g: EngineGraph, ctx: PassContext): void {
   const fresh = g.edges.filter((e) => e.kind === 'data' && !e.surface);
   if (fresh.length > 1) {
@@ -272,19 +277,18 @@ export function refreshAfterLocalEdit(g: EngineGraph, ctx: PassContext): void {
   }
   const ed = new EngineGraphEditor(g);
   for (const n of g.nodes) repopulateEdgePorts(ed, n);
-  const ix = new GraphIndex(g);
   const e = fresh[0];
-  if (e) {
-    registerSurface(g, e);
-    ix.addSurface(surfaceById(g, e.surface!));
-  }
+  if (e) registerSurface(g, e);
   for (const x of g.edges) {
     if (x.kind !== 'data' || !x.surface) continue;
-    const tsd = ix.tsd(x.surface);
-    tsd.producers = [...x.sources];
-    tsd.consumers = [...x.targets];
+    const tsd = surfaceById(g, x.surface);
+    // copied only when they differ (this runs for every surface after every merge)
+    if (!sameList(tsd.producers, x.sources)) tsd.producers = [...x.sources];
+    if (!sameList(tsd.consumers, x.targets)) tsd.consumers = [...x.targets];
   }
   if (!e) return;
+  // (the index only when a surface is new: most merges make none)
+  const ix = new GraphIndex(g);
   determineSurfaceFormat(g, ed, e, ctx);
   const tsd = ix.tsd(e.surface!);
   const sug = newSuggestions(g, ix, ctx);

@@ -4,6 +4,7 @@
  * node), over the plain `EngineGraph` data. Passes copy the graph (`cloneEngineGraph`), edit the
  * copy through an `EngineGraphEditor`, and return it.
  */
+import { ScaledKernelWeights } from './weights';
 import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry } from './model';
 
 /** Deep copy of a graph's plain data; typed arrays (weights) are shared, not copied. */
@@ -14,7 +15,7 @@ export function cloneEngineGraph(g: EngineGraph): EngineGraph {
 // plain loops (no map / Object.entries): every pass copies the graph, this is a hot path
 function deepCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
-  if (ArrayBuffer.isView(v)) return v;
+  if (ArrayBuffer.isView(v) || v instanceof ScaledKernelWeights) return v;
   if (Array.isArray(v)) {
     // arrays of plain values (ids, scales, dims) are copied whole, without a call per element
     let plain = true;
@@ -162,11 +163,20 @@ export class EngineGraphEditor {
   }
 
   upstreamDataEdges(node: EngineNode): EngineEdge[] {
-    return node.upstream.map((id) => this.edge(id)).filter((e) => e.kind === 'data');
+    return this.dataEdges(node.upstream);
   }
 
   downstreamDataEdges(node: EngineNode): EngineEdge[] {
-    return node.downstream.map((id) => this.edge(id)).filter((e) => e.kind === 'data');
+    return this.dataEdges(node.downstream);
+  }
+
+  private dataEdges(ids: readonly string[]): EngineEdge[] {
+    const out: EngineEdge[] = [];
+    for (const id of ids) {
+      const e = this.edge(id);
+      if (e.kind === 'data') out.push(e);
+    }
+    return out;
   }
 
   upstreamNodes(edge: EngineEdge): EngineNode[] {
@@ -179,38 +189,72 @@ export class EngineGraphEditor {
 
   /** `Node::populateEdgePorts` (generic): aux vs input among upstream data edges; one output */
   populateEdgePorts(node: EngineNode): void {
-    const ins = this.upstreamDataEdges(node);
-    const outs = this.downstreamDataEdges(node);
-    node.inputEdges = [];
-    node.auxEdges = [];
-    node.outputEdges = [];
-    if (ins.length === 0) throw new EngineGraphError(`${node.name} has 0 input edges`);
-    if (ins.length === 1) node.inputEdges.push(ins[0]!.id);
-    else for (const e of ins) (e.aux ? node.auxEdges : node.inputEdges).push(e.id);
-    if (outs.length === 0) throw new EngineGraphError(`${node.name} has 0 output edges`);
-    if (outs.length > 1) throw new EngineGraphError(`${node.name} has >1 output edges`);
-    node.outputEdges.push(outs[0]!.id);
+    // this runs for every node after every merge: the lists are read in place and replaced only
+    // when they change
+    let ins = 0;
+    let firstIn: EngineEdge | null = null;
+    for (const id of node.upstream) {
+      const e = this.edge(id);
+      if (e.kind !== 'data') continue;
+      if (!firstIn) firstIn = e;
+      ins++;
+    }
+    let outs = 0;
+    let firstOut: EngineEdge | null = null;
+    for (const id of node.downstream) {
+      const e = this.edge(id);
+      if (e.kind !== 'data') continue;
+      if (!firstOut) firstOut = e;
+      outs++;
+    }
+    if (ins === 0) {
+      node.inputEdges = [];
+      node.auxEdges = [];
+      node.outputEdges = [];
+      throw new EngineGraphError(`${node.name} has 0 input edges`);
+    }
+    if (ins === 1) {
+      if (node.inputEdges.length !== 1 || node.inputEdges[0] !== firstIn!.id) node.inputEdges = [firstIn!.id];
+      if (node.auxEdges.length) node.auxEdges = [];
+    } else if (!portsMatch(this, node)) {
+      const inputEdges: string[] = [];
+      const auxEdges: string[] = [];
+      for (const e of this.upstreamDataEdges(node)) (e.aux ? auxEdges : inputEdges).push(e.id);
+      if (!sameIds(node.inputEdges, inputEdges)) node.inputEdges = inputEdges;
+      if (!sameIds(node.auxEdges, auxEdges)) node.auxEdges = auxEdges;
+    }
+    if (outs === 0) {
+      node.outputEdges = [];
+      throw new EngineGraphError(`${node.name} has 0 output edges`);
+    }
+    if (outs > 1) {
+      node.outputEdges = [];
+      throw new EngineGraphError(`${node.name} has >1 output edges`);
+    }
+    if (node.outputEdges.length !== 1 || node.outputEdges[0] !== firstOut!.id) node.outputEdges = [firstOut!.id];
   }
 
   /** delete a node and its edges from the lists (the caller has re-wired what it keeps) */
   deleteNode(node: EngineNode): void {
     this.graph.nodes = this.graph.nodes.filter((n) => n.id !== node.id);
     this.nodeById.delete(node.id);
+    // (a list without the id is kept as it is: no new array per edge of the graph per deletion)
     for (const e of this.graph.edges) {
-      e.sources = e.sources.filter((n) => n !== node.id);
-      e.targets = e.targets.filter((n) => n !== node.id);
+      if (e.sources.includes(node.id)) e.sources = e.sources.filter((n) => n !== node.id);
+      if (e.targets.includes(node.id)) e.targets = e.targets.filter((n) => n !== node.id);
     }
   }
 
   deleteEdge(edge: EngineEdge): void {
     this.graph.edges = this.graph.edges.filter((e) => e.id !== edge.id);
     this.edgeById.delete(edge.id);
+    const id = edge.id;
     for (const n of this.graph.nodes) {
-      if (n.upstream.includes(edge.id)) n.upstream = n.upstream.filter((e) => e !== edge.id);
-      if (n.downstream.includes(edge.id)) n.downstream = n.downstream.filter((e) => e !== edge.id);
-      n.inputEdges = n.inputEdges.filter((e) => e !== edge.id);
-      n.auxEdges = n.auxEdges.filter((e) => e !== edge.id);
-      n.outputEdges = n.outputEdges.filter((e) => e !== edge.id);
+      if (n.upstream.includes(id)) n.upstream = n.upstream.filter((e) => e !== id);
+      if (n.downstream.includes(id)) n.downstream = n.downstream.filter((e) => e !== id);
+      if (n.inputEdges.includes(id)) n.inputEdges = n.inputEdges.filter((e) => e !== id);
+      if (n.auxEdges.includes(id)) n.auxEdges = n.auxEdges.filter((e) => e !== id);
+      if (n.outputEdges.includes(id)) n.outputEdges = n.outputEdges.filter((e) => e !== id);
     }
   }
 }
@@ -389,9 +433,32 @@ export function repopulateEdgePorts(ed: EngineGraphEditor, node: EngineNode): vo
   ed.populateEdgePorts(node);
 }
 
+/** the node's input and aux lists are already its upstream data edges split by `aux`, in order */
+function portsMatch(ed: EngineGraphEditor, node: EngineNode): boolean {
+  let i = 0;
+  let a = 0;
+  for (const id of node.upstream) {
+    const e = ed.edge(id);
+    if (e.kind !== 'data') continue;
+    if (e.aux) {
+      if (node.auxEdges[a++] !== id) return false;
+    } else if (node.inputEdges[i++] !== id) return false;
+  }
+  return i === node.inputEdges.length && a === node.auxEdges.length;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** the creation number of `n-<i>` / `e-<i>` */
 export function idNumber(id: string): number {
-  return Number(id.slice(2));
+  // digits read in place (no substring): list insertions call this for every element they pass
+  let v = 0;
+  for (let i = 2; i < id.length; i++) v = v * 10 + (id.charCodeAt(i) - 48);
+  return v;
 }
 
 /** add `id` to a list kept in creation order, unless it is there already */

@@ -64,7 +64,12 @@ export interface GraphOrder {
   error: string | null;
 }
 
-const uidOf = (id: string): number => Number(id.slice(2));
+/** the creation number of `n-<i>` / `e-<i>` (digits read in place: no substring per lookup) */
+function uidOf(id: string): number {
+  let v = 0;
+  for (let i = 2; i < id.length; i++) v = v * 10 + (id.charCodeAt(i) - 48);
+  return v;
+}
 
 /** `elemCompareFn`: by uniqueId within a kind; across kinds each is "less" than the other */
 function elemLess(a: Elem, b: Elem): boolean {
@@ -89,17 +94,21 @@ class Adjacency {
   readonly edgeDst: number[][] = [];
   readonly nodeId: string[] = [];
   readonly edgeId: string[] = [];
+  readonly node: EngineNode[] = [];
+  readonly edge: EngineEdge[] = [];
 
   constructor(g: EngineGraph) {
     for (const n of g.nodes) {
       const u = uidOf(n.id);
       this.nodeId[u] = n.id;
+      this.node[u] = n;
       this.nodeUp[u] = n.upstream.map(uidOf);
       this.nodeDown[u] = n.downstream.map(uidOf);
     }
     for (const e of g.edges) {
       const u = uidOf(e.id);
       this.edgeId[u] = e.id;
+      this.edge[u] = e;
       this.edgeSrc[u] = e.sources.map(uidOf);
       this.edgeDst[u] = e.targets.map(uidOf);
     }
@@ -207,6 +216,33 @@ interface Pointer {
 
 /** `DependencyOrdering::generate()` for an engine graph. */
 export function graphOrder(g: EngineGraph): GraphOrder {
+  const { elems, error } = scoredElements(g);
+  const nodes: string[] = [];
+  const edges: string[] = [];
+  for (const e of elems) (e.kind === 'node' ? nodes : edges).push(e.id);
+  return {
+    nodes,
+    edges,
+    get elems() {
+      return elems.map((e) => ({ kind: e.kind, id: e.id, score: e.score }));
+    },
+    error,
+  };
+}
+
+/** `graphOrder` as the graph's own node and edge objects (`orderedNodes()`, `orderedEdges()`) */
+export function orderedGraphElements(g: EngineGraph): { nodes: EngineNode[]; edges: EngineEdge[]; error: string | null } {
+  const { elems, error, adj } = scoredElements(g);
+  const nodes: EngineNode[] = [];
+  const edges: EngineEdge[] = [];
+  for (const e of elems) {
+    if (e.kind === 'node') nodes.push(adj.node[e.uid]!);
+    else edges.push(adj.edge[e.uid]!);
+  }
+  return { nodes, edges, error };
+}
+
+function scoredElements(g: EngineGraph): { elems: Elem[]; error: string | null; adj: Adjacency } {
   const adj = new Adjacency(g);
   const sb = new Scoreboard(adj);
   let time = 0;
@@ -252,11 +288,5 @@ export function graphOrder(g: EngineGraph): GraphOrder {
       ptr.finished = false;
     }
   }
-  const elems = stdSort(sb.elems.keys(), (a, b) => a.key < b.key);
-  return {
-    nodes: elems.filter((e) => e.kind === 'node').map((e) => e.id),
-    edges: elems.filter((e) => e.kind === 'edge').map((e) => e.id),
-    elems: elems.map((e) => ({ kind: e.kind, id: e.id, score: e.score })),
-    error,
-  };
+  return { elems: stdSort(sb.elems.keys(), (a, b) => a.key < b.key), error, adj };
 }

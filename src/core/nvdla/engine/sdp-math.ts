@@ -10,7 +10,7 @@
  */
 import { float32ToHalfTiesAway } from '../half-ties-away';
 import type { SDPMode } from './model';
-import type { BlobType, WeightBlob } from './weights';
+import { ScaledKernelWeights, type BlobType, type WeightBlob } from './weights';
 
 const f32 = Math.fround;
 
@@ -80,6 +80,27 @@ export function combineKernelWeightsAndScale(mode: SDPMode, kernels: number, wid
     }
   } else return null;
   return { type: 'FLOAT', count: w.count, values: out };
+}
+
+/**
+ * `combineKernelWeightsAndScale` as a `ScaledKernelWeights` (the products made when first read),
+ * or null where that does not give the same weights (then the eager one applies): float kernels
+ * that are exactly `kernels` x `widenedPerKernel` values, and a float scale with a factor for
+ * every kernel (per channel) or one (per layer).
+ */
+export function scaleKernelWeightsLazily(mode: SDPMode, kernels: number, widenedPerKernel: number, w: WeightBlob, s: WeightBlob): ScaledKernelWeights | null {
+  // (`usable(w)` would read `values`: make the products)
+  if (w.type !== 'FLOAT' || s.type !== 'FLOAT' || w.count <= 0 || !usable(s)) return null;
+  if (!Number.isInteger(widenedPerKernel) || kernels <= 0 || kernels * widenedPerKernel !== w.count) return null;
+  const y = s.values as Float32Array;
+  let factor: Float32Array;
+  if (mode === 'PER_LAYER') factor = new Float32Array(kernels).fill(y[0]!);
+  else if (mode === 'PER_CHANNEL' && y.length >= kernels) factor = y.slice(0, kernels);
+  else return null;
+  if (w instanceof ScaledKernelWeights) return w.kernels === kernels ? w.times(factor) : null;
+  const x = w.values as Float32Array;
+  if (x.length !== w.count) return null;
+  return new ScaledKernelWeights(x, kernels, widenedPerKernel, [factor]);
 }
 
 /** `RT(value)` for the SDP data types */

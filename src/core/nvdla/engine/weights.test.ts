@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, weightDims, type WeightBlob } from './weights';
+import { combineKernelWeightsAndScale, scaleKernelWeightsLazily } from './sdp-math';
+import { nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, quantizeWeights, ScaledKernelWeights, translateWtsForDC, weightDims, type WeightBlob } from './weights';
 
 /**
  * Post-extended image weights, read back stripe by stripe as the CSC reads them: which kernel row
@@ -51,5 +52,63 @@ describe('post-extended image weights (postChnlExtWtsForIMG)', () => {
     const a = postExtended(3, 28, 7, 2, 'CSC');
     expect(a).toEqual(postExtended(3, 28, 7, 2, 'NVDLA_COMPILER'));
     expect(a[0]).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe('merged kernel weights made when read (ScaledKernelWeights)', () => {
+  // seeded values over the float32 range's awkward parts: ties of the fp16 rounding, subnormals, huge
+  const K = 20;
+  const C = 70;
+  const RS = 9;
+  const n = K * C * RS;
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) * 2 - 1;
+  const source = Float32Array.from({ length: n }, (_, i) => (i % 97 === 0 ? 1 + 2 ** -11 : i % 89 === 0 ? 2 ** -20 : i % 83 === 0 ? 60000 : rand() * 3));
+  const perChannel: WeightBlob = { type: 'FLOAT', count: K, values: Float32Array.from({ length: K }, (_, k) => (k % 5 === 0 ? 1 / 3 : 0.5 + rand())) };
+  const perLayer: WeightBlob = { type: 'FLOAT', count: 1, values: Float32Array.of(1.7) };
+  const eager = (): WeightBlob => {
+    const a = combineKernelWeightsAndScale('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!;
+    return combineKernelWeightsAndScale('PER_LAYER', K, C * RS, a, perLayer, true)!;
+  };
+  const lazy = () => scaleKernelWeightsLazily('PER_LAYER', K, C * RS, scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!, perLayer)!;
+  const differing = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+    const bad: number[] = [];
+    for (let i = 0; i < Math.max(a.length, b.length); i++) if (!Object.is(a[i], b[i])) bad.push(i);
+    return bad.slice(0, 10);
+  };
+
+  it('holds the products of the eager merge, value for value', () => {
+    const l = lazy();
+    expect(l).toBeInstanceOf(ScaledKernelWeights);
+    expect(l.factors.length).toBe(2);
+    expect(differing(l.values, eager().values)).toEqual([]);
+  });
+
+  it('laid out for the convolution in fp16 (scaled while converted) gives the bits of the eager weights laid out', () => {
+    const d = weightDims(n, K, C, 3, 3, 1, 1);
+    const fromLazy = translateWtsForDC(d, lazy(), 'HALF', 32, 64, 64);
+    const fromEager = translateWtsForDC(d, eager(), 'HALF', 32, 64, 64);
+    expect(fromLazy.count).toBe(fromEager.count);
+    expect(differing(fromLazy.values, fromEager.values)).toEqual([]);
+    // one factor (the common case) too
+    const one = scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!;
+    const oneEager = combineKernelWeightsAndScale('PER_CHANNEL', K, C * RS, { type: 'FLOAT', count: n, values: source }, perChannel)!;
+    expect(differing(translateWtsForDC(d, one, 'HALF', 32, 64, 64).values, translateWtsForDC(d, oneEager, 'HALF', 32, 64, 64).values)).toEqual([]);
+  });
+
+  it('quantised to int8 (per kernel, per filter) gives the values and scales of the eager weights quantised', () => {
+    for (const perFilter of [false, true]) {
+      const fromLazy = quantizeWeights(lazy(), 1, K, C, RS, perFilter);
+      const fromEager = quantizeWeights(eager(), 1, K, C, RS, perFilter);
+      expect(fromLazy.filterScales).toEqual(fromEager.filterScales);
+      expect(differing(fromLazy.blob.values, fromEager.blob.values)).toEqual([]);
+    }
+  });
+
+  it('is refused where the eager merge would leave weights unscaled (kernels that do not divide the blob, too few factors)', () => {
+    const w: WeightBlob = { type: 'FLOAT', count: n, values: source };
+    expect(scaleKernelWeightsLazily('PER_CHANNEL', K + 1, n / (K + 1), w, perChannel)).toBeNull();
+    expect(scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, w, { type: 'FLOAT', count: 3, values: Float32Array.of(1, 2, 3) })).toBeNull();
+    expect(scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, { type: 'INT8', count: n, values: new Int8Array(n) }, perChannel)).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits } from '../half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits, halfTiesAwayOfFloat } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -18,6 +18,77 @@ export interface WeightBlob {
   count: number;
   /** FLOAT: float32 values; HALF: fp16 bits; INT8 / INT16: integers */
   values: Float32Array | Uint16Array | Int8Array | Int16Array;
+}
+
+/**
+ * Float kernel weights times one float32 factor per kernel, once or several times in a row (the
+ * convolution-with-scale and -with-batch-norm merges of `mergeActivationOperations`), with the
+ * products made only when `values` is first read: `translateWtsForDC` reads the factors as it
+ * lays the weights out and converts them, so a merged convolution's weights are not written out
+ * in float32 first (for ResNet-50, 90 MB of fresh memory per compile). Each product is rounded to
+ * float32 in turn, as a Float32Array store of each step would. Immutable: a further factor makes
+ * a new blob (graph copies share it, as they share typed arrays).
+ */
+export class ScaledKernelWeights implements WeightBlob {
+  readonly type = 'FLOAT' as const;
+  readonly count: number;
+  private made: Float32Array | null = null;
+
+  constructor(
+    /** the unscaled weights, kernel after kernel */
+    readonly source: Float32Array,
+    readonly kernels: number,
+    readonly perKernel: number,
+    /** in order of application, each `kernels` long */
+    readonly factors: readonly Float32Array[],
+  ) {
+    this.count = source.length;
+  }
+
+  /** the same weights with `factor` (one per kernel) applied after these */
+  times(factor: Float32Array): ScaledKernelWeights {
+    return new ScaledKernelWeights(this.source, this.kernels, this.perKernel, [...this.factors, factor]);
+  }
+
+  get values(): Float32Array {
+    if (this.made) return this.made;
+    const out = new Float32Array(this.count);
+    for (let k = 0; k < this.kernels; k++) this.kernelInto(k, out.subarray(k * this.perKernel, (k + 1) * this.perKernel));
+    this.made = out;
+    return out;
+  }
+
+  /** kernel `k`'s weights into `out` (`perKernel` long), a view of `values` when it was made */
+  kernel(k: number, out: Float32Array): Float32Array {
+    if (this.made) return this.made.subarray(k * this.perKernel, (k + 1) * this.perKernel);
+    this.kernelInto(k, out);
+    return out;
+  }
+
+  private kernelInto(k: number, out: Float32Array): void {
+    const x = this.source;
+    const base = k * this.perKernel;
+    const n = this.perKernel;
+    if (this.factors.length === 1) {
+      const a = this.factors[0]![k]!;
+      for (let i = 0; i < n; i++) out[i] = x[base + i]! * a;
+    } else if (this.factors.length === 2) {
+      const a = this.factors[0]![k]!;
+      const b = this.factors[1]![k]!;
+      for (let i = 0; i < n; i++) out[i] = f32(x[base + i]! * a) * b;
+    } else {
+      for (let i = 0; i < n; i++) {
+        let v = x[base + i]!;
+        for (const f of this.factors) v = f32(v * f[k]!);
+        out[i] = v;
+      }
+    }
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
 }
 
 export function floatBlob(values: Float32Array): WeightBlob {
@@ -81,6 +152,7 @@ export interface Quantized {
 
 /** `perKernelQuantizeWts` / `perFilterQuantizeWts`: q = clamp(floor(w * (1 / s) + 0.5)) */
 export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number, RS: number, perFilter: boolean): Quantized {
+  if (src instanceof ScaledKernelWeights && src.kernels === G * K && src.perKernel === C * RS) return quantizeScaledWeights(src, perFilter);
   const w = src.values as Float32Array;
   const out = new Int8Array(src.count);
   const kStride = C * RS;
@@ -103,6 +175,71 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
     }
     if (perFilter) filterScales.push(scale);
     else for (let i = 0; i < G * K; i++) filterScales.push(scale);
+  }
+  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+}
+
+/**
+ * `quantizeWeights` of merged weights not yet multiplied out, without writing them out in
+ * float32. A kernel's largest |product| is its largest |weight| times the factors' magnitudes
+ * (each step rounds to float32, which is monotonic and symmetric), so the scale needs one pass
+ * over the source weights; the products are then made value by value as they are quantised.
+ * Where a factor is not finite (0 x inf is NaN) every product is made for the maximum. Same
+ * values, same scales as `quantizeWeights` of `src.values`.
+ */
+function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Quantized {
+  const kernels = src.kernels;
+  const n = src.perKernel;
+  const x = src.source;
+  const factors = src.factors;
+  const finite = factors.every((f) => f.every((v) => Number.isFinite(v)));
+  const out = new Int8Array(src.count);
+  const scratch = new Float32Array(n);
+  const filterScales: number[] = [];
+  const kernelMax = (k: number): number => {
+    let max = -3.4028234663852886e38;
+    if (finite) {
+      const base = k * n;
+      let m = -3.4028234663852886e38;
+      for (let i = 0; i < n; i++) m = Math.max(m, Math.abs(x[base + i]!));
+      if (n === 0) return max;
+      for (const f of factors) m = f32(m * Math.abs(f[k]!));
+      return Math.max(max, m);
+    }
+    const w = src.kernel(k, scratch);
+    for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(w[i]!));
+    return max;
+  };
+  const quantize = (k: number, invScale: number): void => {
+    const base = k * n;
+    if (factors.length === 2) {
+      const a = factors[0]![k]!;
+      const b = factors[1]![k]!;
+      for (let i = 0; i < n; i++) {
+        const q = Math.floor(f32(f32(f32(f32(x[base + i]! * a) * b) * invScale) + 0.5));
+        out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+      }
+      return;
+    }
+    const w = src.kernel(k, scratch);
+    for (let i = 0; i < n; i++) {
+      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
+      out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+    }
+  };
+  if (perFilter) {
+    for (let k = 0; k < kernels; k++) {
+      const scale = f32(kernelMax(k) / 127);
+      quantize(k, f32(1 / scale));
+      filterScales.push(scale);
+    }
+  } else {
+    let max = -3.4028234663852886e38;
+    for (let k = 0; k < kernels; k++) max = Math.max(max, kernelMax(k));
+    const scale = f32(max / 127);
+    const invScale = f32(1 / scale);
+    for (let k = 0; k < kernels; k++) quantize(k, invScale);
+    for (let k = 0; k < kernels; k++) filterScales.push(scale);
   }
   return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
 }
@@ -275,8 +412,13 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
   const out = newLike(rt, total);
   // float32 -> fp16 while moving (no converted copy of the whole blob); otherwise convert every
   // value once, then only move them (the layout is a permutation)
-  const floatBits = src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
-  const values = floatBits ? src.values : convertAll(src, rt);
+  // merged kernel weights not yet multiplied out: scaled and converted here, kernel by kernel
+  const scaled = src instanceof ScaledKernelWeights && rt === 'HALF' && src.kernels === d.numKernels && src.count === d.wtSize ? src : null;
+  const floatBits = !scaled && src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
+  const values = scaled ? scaled.source : floatBits ? src.values : convertAll(src, rt);
+  const f0 = scaled?.factors[0];
+  const f1 = scaled?.factors[1];
+  const factorCount = scaled ? scaled.factors.length : 0;
   let n = 0;
   for (const op of ops) {
     const sl = op.s.limit;
@@ -293,7 +435,21 @@ export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, 
             const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
             const c0 = cg * atomicC + op.c.start;
             let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
-            if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
+            if (factorCount === 1) {
+              const fk = f0![k]!;
+              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(values[at]! * fk);
+            } else if (factorCount === 2) {
+              // a convolution merged with a batch-norm, then a scale (ResNet's)
+              const fk = f0![k]!;
+              const gk = f1![k]!;
+              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(f32(values[at]! * fk) * gk);
+            } else if (scaled) {
+              for (let c = 0; c < op.c.limit; c++, at += cStride) {
+                let v = values[at]!;
+                for (const f of scaled.factors) v = f32(v * f[k]!);
+                out[n++] = halfTiesAwayOfFloat(v);
+              }
+            } else if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
             else for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
           }
   }

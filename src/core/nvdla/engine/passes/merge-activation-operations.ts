@@ -23,7 +23,7 @@ import { defaultX1, sdpCommon } from '../factory';
 import { EngineGraphEditor, downstreamDataNodes, removeNodeFromAST, repopulateEdgePorts, upstreamDataNodes } from '../graph';
 import { orderedElements, refreshAfterLocalEdit, refreshGraphState, type PassContext } from '../graph-state';
 import { type EngineGraph, type EngineNode, type EngineTensor, type SDPActType, type SDPMode } from '../model';
-import { combineFactors, combineKernelWeightsAndScale, invertBlob } from '../sdp-math';
+import { combineFactors, combineKernelWeightsAndScale, invertBlob, scaleKernelWeightsLazily } from '../sdp-math';
 import type { WeightBlob } from '../weights';
 import { editCopy, type EnginePass, type PassChanges } from './pass';
 
@@ -108,7 +108,10 @@ class Merger {
 
   /** kernel weights times a scale, in place when this pass made them */
   private scaledKernels(mode: SDPMode, cp: { weightDims: Dims4; rawWeights: WeightBlob }, s: WeightBlob): WeightBlob | null {
-    const w = combineKernelWeightsAndScale(mode, cp.weightDims.n, cp.rawWeights.count / cp.weightDims.n, cp.rawWeights, s, this.ownWeights.has(cp.rawWeights));
+    const perKernel = cp.rawWeights.count / cp.weightDims.n;
+    const lazy = scaleKernelWeightsLazily(mode, cp.weightDims.n, perKernel, cp.rawWeights, s);
+    if (lazy) return lazy;
+    const w = combineKernelWeightsAndScale(mode, cp.weightDims.n, perKernel, cp.rawWeights, s, this.ownWeights.has(cp.rawWeights));
     if (w) this.ownWeights.add(w);
     return w;
   }
