@@ -20,6 +20,7 @@ import type {
   CircleSubGraph,
   CircleTensor,
   CircleTensorMap,
+  UnionValue,
 } from './model';
 import { CIRCLE_SCHEMA } from './schema-table';
 
@@ -209,7 +210,7 @@ function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGra
     tensors: readTensors(c, c.fieldTableList(t, G.tensors, `${path}.tensors`), `${path}.tensors`),
     inputs: c.fieldScalarVector(t, G.inputs, 'int', `${path}.inputs`) ?? [],
     outputs: c.fieldScalarVector(t, G.outputs, 'int', `${path}.outputs`) ?? [],
-    operators: readEach(c, c.fieldTableList(t, G.operators, `${path}.operators`), `${path}.operators`, readOperator),
+    operators: readOperators(c, c.fieldTableList(t, G.operators, `${path}.operators`), `${path}.operators`),
     deprecatedDataFormat: c.fieldScalar(t, G.dataFormat, 'byte', 0, `${path}.deprecated_data_format`),
   };
 }
@@ -274,6 +275,56 @@ function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQu
   } catch (e) {
     throw prefixed(e, path);
   }
+}
+
+/**
+ * The operators of a subgraph. An options value whose fields are all scalars, enums or strings
+ * and equal to one of the last few read is that one (frozen, with its fields): 100,000 operators
+ * repeat a handful of option values (`AddOptions` with no activation), and the two objects of
+ * each were a fifth of what the reader kept.
+ */
+function readOperators(c: CheckedBuffer, tables: TableList | null, path: string): CircleOperator[] {
+  const recent: UnionValue[] = [];
+  let next = 0;
+  const shared = (u: UnionValue | null): UnionValue | null => {
+    if (!u) return u;
+    for (let k = 0; k < recent.length; k++) if (sameOptions(recent[k]!, u)) return recent[k]!;
+    if (!flatOptions(u)) return u;
+    Object.freeze(u.fields);
+    recent[next] = Object.freeze(u);
+    next = (next + 1) % RECENT_OPTIONS;
+    return u;
+  };
+  return readEach(c, tables, path, (c, t) => {
+    const op = readOperator(c, t);
+    op.builtinOptions = shared(op.builtinOptions);
+    op.builtinOptions2 = shared(op.builtinOptions2);
+    return op;
+  });
+}
+const RECENT_OPTIONS = 8;
+
+/** Whether every field of an options value is a scalar, an enum, a string or absent (no vector, no table). */
+function flatOptions(u: UnionValue): boolean {
+  for (const k in u.fields) {
+    const v = u.fields[k];
+    if (v !== null && typeof v === 'object') return false;
+  }
+  return true;
+}
+
+/** `a` (flat, see flatOptions) and `b` are the same options: same table, same field values. */
+function sameOptions(a: UnionValue, b: UnionValue): boolean {
+  if (a.type !== b.type || a.name !== b.name) return false;
+  const fa = a.fields, fb = b.fields;
+  let n = 0;
+  for (const k in fb) {
+    // Object.is: -0 and 0 stay apart (a rewrite keeps the sign bit)
+    if (!Object.is(fa[k], fb[k])) return false;
+    n++;
+  }
+  for (const _k in fa) n--;
+  return n === 0;
 }
 
 /** An operator; paths relative to it (`readEach` names the operator when something fails). */
