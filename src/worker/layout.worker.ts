@@ -7,12 +7,11 @@
  */
 import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
-import { copyLabelGround, labelBuffers, prepareView, sceneBuffers, sceneLabels, sceneMeasuresFrom, type SceneMeasures, type TextMeasurer } from '../core/graph/view/scene';
+import { copyLabelGround, labelBuffers, prepareView, sceneBuffers, sceneLabels, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
 import { decodeStrings } from '../core/graph/pack';
 import type { LayoutWorkerApi } from './api';
 import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
-import { warmUpView } from '../core/graph/view/warm-up';
 
 function layoutBuffers(result: GraphLayout): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [result.x, result.y, result.w, result.h, result.rank, result.edgeOffsets, result.edgePoints];
@@ -55,25 +54,14 @@ function workerMeasurer(): TextMeasurer | null {
   return measurer;
 }
 
-/**
- * The text measures of every request: a character's width in a font does not change in a
- * worker's life, so each is measured once (the warm-up measures the common ones).
- */
-let measures: SceneMeasures | undefined;
-const workerMeasures = (): SceneMeasures => (measures ??= sceneMeasuresFrom(workerMeasurer()));
-
-/** A request came: the warm-up stops at its next step. */
-let requested = false;
 const api: LayoutWorkerApi = {
   async layout(input, options, onProgress) {
-    requested = true;
     const result = layout(input, options, throttled(onProgress));
     return Comlink.transfer(result, layoutBuffers(result));
   },
   async prepareView(pack, options, display, onProgress, onLabels) {
-    requested = true;
     const t0 = performance.now();
-    const measures = workerMeasures();
+    const measures = sceneMeasuresFrom(workerMeasurer());
     const later = onLabels !== undefined && pack.edgeFrom.length >= LABELS_LATER_EDGES;
     const strings = decodeStrings(pack.strings);
     const { layout: result, scene } = prepareView(pack, display, options, measures, throttled(onProgress), strings, !later);
@@ -94,10 +82,3 @@ const api: LayoutWorkerApi = {
 
 // a failure is a bug of the layout, never the file's: it leaves as `kind: 'internal'`
 Comlink.expose(guarded(api, () => 'graph layout'));
-
-// while the first graph is read and packed elsewhere, compile the code that will lay it out
-// (core/graph/view/warm-up.ts); a step at a time, none once a request came
-const t = performance.now();
-void warmUpView(workerMeasures(), () => !requested, () => new Promise((resolve) => setTimeout(resolve, 0)))
-  .then((done) => performance.measure(`npu:layout-warm-up ${done}`, { start: t, end: performance.now() }))
-  .catch((e: unknown) => console.warn('layout warm-up failed', e));
