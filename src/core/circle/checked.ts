@@ -26,6 +26,8 @@ export interface TableRef {
 }
 
 const utf8 = new TextDecoder('utf-8');
+/** `stringAt`'s scratch: the character codes of the short string being decoded */
+const SHORT_CODES: number[] = [];
 
 /**
  * `e` with `prefix` put before its structure path, when it is a FormatError (anything else is
@@ -37,6 +39,30 @@ export function prefixed(e: unknown, prefix: string): unknown {
   if (!(e instanceof FormatError) || !prefix) return e;
   const path = e.info.path ? (e.info.path.startsWith('[') ? `${prefix}${e.info.path}` : `${prefix}.${e.info.path}`) : prefix;
   return new FormatError({ ...e.info, path });
+}
+
+/** Tables of a vector, located and checked (`CheckedBuffer.fieldTableList`). */
+export class TableList {
+  readonly pos: Uint32Array;
+  readonly vt: Uint32Array;
+  readonly vtLen: Uint16Array;
+  readonly size: Uint16Array;
+  private readonly ref: TableRef = { pos: 0, vt: 0, vtLen: 0, size: 0 };
+  constructor(readonly count: number) {
+    this.pos = new Uint32Array(count);
+    this.vt = new Uint32Array(count);
+    this.vtLen = new Uint16Array(count);
+    this.size = new Uint16Array(count);
+  }
+  /** table i, in a TableRef reused by the next call (read it before asking for another) */
+  at(i: number): TableRef {
+    const r = this.ref;
+    r.pos = this.pos[i]!;
+    r.vt = this.vt[i]!;
+    r.vtLen = this.vtLen[i]!;
+    r.size = this.size[i]!;
+    return r;
+  }
 }
 
 export class CheckedBuffer {
@@ -166,12 +192,25 @@ export class CheckedBuffer {
 
   stringAt(pos: number, path: string): string {
     const { start, count } = this.vector(pos, 1, path);
-    let ascii = true;
     const b = this.bytes;
-    for (let i = start; i < start + count; i++) if (b[i]! >= 0x80) { ascii = false; break; }
-    // apply, not a spread: a spread iterates (an iterator result per character, 35 MB of garbage
-    // for the 20,000 names of a 10,000-operator model before the code is optimised)
-    if (ascii && count < 64) return String.fromCharCode.apply(null, b.subarray(start, start + count) as unknown as number[]);
+    if (count < 64) {
+      // a short ASCII string (tensor names, mostly): its codes into one reused array, then one
+      // `apply` (not a spread: a spread iterates, an iterator result per character; not a
+      // subarray: a typed-array view per string cost several times the decoding at 100,000
+      // operators)
+      const codes = SHORT_CODES;
+      codes.length = count;
+      let ascii = true;
+      for (let i = 0; i < count; i++) {
+        const c = b[start + i]!;
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        codes[i] = c;
+      }
+      if (ascii) return String.fromCharCode.apply(null, codes);
+    }
     return utf8.decode(b.subarray(start, start + count));
   }
 
@@ -205,6 +244,52 @@ export class CheckedBuffer {
     }
     return out;
   }
+  /**
+   * `fieldTableVector` without an object per table: the tables located and checked the same way,
+   * in the same order (so the same first failure), kept in typed arrays; `TableList.at` gives one
+   * at a time in a reused TableRef. At 100,000 operators the vectors of tensors and operators are
+   * several hundred thousand tables, whose TableRef objects lived until the vector was read.
+   */
+  fieldTableList(t: TableRef, slot: number, path: string): TableList | null {
+    const p = this.field(t, slot, 4, path);
+    if (p === 0) return null;
+    const { start, count } = this.vector(p, 4, path);
+    const list = new TableList(count);
+    for (let i = 0; i < count; i++) {
+      try {
+        const r = this.table(this.deref(start + i * 4, ''), '');
+        list.pos[i] = r.pos;
+        list.vt[i] = r.vt;
+        list.vtLen[i] = r.vtLen;
+        list.size[i] = r.size;
+      } catch (e) {
+        throw prefixed(e, `${path}[${i}]`);
+      }
+    }
+    return list;
+  }
+
+  /**
+   * An int vector, or the array of `recent` that holds exactly its values (shared then: callers
+   * pass arrays nobody modifies, such as frozen shapes of the tensors read before).
+   */
+  fieldIntVectorOf(t: TableRef, slot: number, path: string, recent: readonly (readonly number[])[]): number[] | null {
+    const p = this.field(t, slot, 4, path);
+    if (p === 0) return null;
+    const { start, count } = this.vector(p, 4, path);
+    const v = this.view;
+    for (let k = 0; k < recent.length; k++) {
+      const same = recent[k]!;
+      if (same.length !== count) continue;
+      let i = 0;
+      while (i < count && v.getInt32(start + 4 * i, true) === same[i]) i++;
+      if (i === count) return same as number[];
+    }
+    const out = new Array<number>(count);
+    for (let i = 0; i < count; i++) out[i] = v.getInt32(start + 4 * i, true);
+    return out;
+  }
+
   /** Tables of a vector of tables, each located and checked. */
   fieldTableVector(t: TableRef, slot: number, path: string): TableRef[] | null {
     const p = this.field(t, slot, 4, path);

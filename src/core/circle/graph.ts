@@ -353,6 +353,43 @@ export function toGraph(model: CircleModel, subgraphIndex: number): Graph {
 }
 
 /**
+ * String ids of a text made from a tensor's type, shape and shape signature, remembered for the
+ * last few distinct (type, shape, signature) seen. Comparing a short shape with a few remembered
+ * ones costs far less than building its text and hashing it into the string table again (a
+ * 100,000-operator network repeats a handful of shapes). Equal keys make equal texts, so the ids
+ * are the ones `make` would give.
+ */
+class RecentShapes {
+  private readonly types: number[] = [];
+  private readonly shapes: number[][] = [];
+  private readonly sigs: (number[] | null)[] = [];
+  private readonly ids: number[] = [];
+  private next = 0;
+  constructor(private readonly make: (type: number, shape: number[], sig: number[] | null) => number) {}
+  id(type: number, shape: number[], sig: number[] | null): number {
+    for (let k = 0; k < this.ids.length; k++) {
+      if (this.types[k] === type && sameInts(this.shapes[k]!, shape) && (this.sigs[k] === sig || (this.sigs[k] !== null && sig !== null && sameInts(this.sigs[k]!, sig)))) return this.ids[k]!;
+    }
+    const id = this.make(type, shape, sig);
+    const at = this.next;
+    this.next = (at + 1) % RECENT_SHAPES;
+    this.types[at] = type;
+    this.shapes[at] = shape;
+    this.sigs[at] = sig;
+    this.ids[at] = id;
+    return id;
+  }
+}
+const RECENT_SHAPES = 8;
+
+function sameInts(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * `packGraph(toGraph(model, subgraphIndex))` written straight from the model: the same nodes in the
  * same order, the same edges, constants and in-node attributes (a test holds the two equal on
  * every sample), without building the Graph's node, port and attribute objects first. The view
@@ -371,16 +408,29 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   // below as they come (columns grow), these hints spare most of the regrowing at 100,000 operators
   const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2, sg.operators.length);
   const st = b.strings;
-  // per tensor, once: its name and type text as string ids
+  // per tensor, once: its name and type text as string ids (type texts through a cache of the
+  // last few shapes: a network repeats a handful, so most tensors build and hash no text at all)
   const nameId = new Int32Array(nt).fill(-1);
   const labelId = new Int32Array(nt).fill(-1);
   const nameOf = (t: number): number => (nameId[t]! >= 0 ? nameId[t]! : (nameId[t] = st.append(tensors[t]!.name)));
+  const typeTexts = new RecentShapes((type, shape, sig) => st.add(tensorTypeString(type, shape, sig)));
   const labelOf = (t: number): number => {
     if (labelId[t]! < 0) {
       const x = tensors[t]!;
-      labelId[t] = st.add(tensorTypeString(x.type, x.shape, x.shapeSignature));
+      labelId[t] = typeTexts.id(x.type, x.shape, x.shapeSignature);
     }
     return labelId[t]!;
+  };
+  // a constant's row texts: the shape (dynamic dimensions as -1) through the same kind of cache,
+  // the dtype once per type, an empty value once
+  const shapeTexts = new RecentShapes((_type, shape, sig) =>
+    st.add(shapeText(sig && sig.length === shape.length ? shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : shape)),
+  );
+  const dtypeIds = new Map<number, number>();
+  const dtypeOf = (type: number): number => {
+    let id = dtypeIds.get(type);
+    if (id === undefined) dtypeIds.set(type, (id = st.add(dtypeName(type))));
+    return id;
   };
   const source = new Int32Array(nt).fill(-1);
   const inputType = st.add('Input');
@@ -391,8 +441,9 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
     source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
   }
   // per op code, once: type, category, input roles
-  const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; custom: boolean }>();
+  const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; roleIds: number[]; custom: boolean }>();
   const attrIds = new AttributeIds(st);
+  let noValue: number | undefined;
   const opNode = new Int32Array(sg.operators.length);
   for (let i = 0; i < sg.operators.length; i++) {
     const op = sg.operators[i]!;
@@ -402,7 +453,7 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
       const builtin = oc ? builtinOperatorName(oc.code) : `Unknown(opcode_index ${op.opcodeIndex})`;
       const custom = !!oc && oc.code === CUSTOM;
       const typeText = operatorType(model, op.opcodeIndex);
-      code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], custom };
+      code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], roleIds: [], custom };
       byCode.set(op.opcodeIndex, code);
     }
     let firstOut = -1;
@@ -412,10 +463,11 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
       const t = op.inputs[k]!;
       if (t < 0 || t >= nt || !isConstant[t]) continue;
       const x = tensors[t]!;
-      const sig = x.shapeSignature;
-      const shape = sig && sig.length === x.shape.length ? x.shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : x.shape;
-      const value = shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
-      b.constant(st.add(code.roles[k] ?? String(k)), st.add(shapeText(shape)), st.add(dtypeName(x.type)), st.add(value ?? ''));
+      const role = code.roleIds[k] ?? (code.roleIds[k] = st.add(code.roles[k] ?? String(k)));
+      const shape = shapeTexts.id(0, x.shape, x.shapeSignature);
+      const dtype = dtypeOf(x.type);
+      const value = x.shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
+      b.constant(role, shape, dtype, value === null ? (noValue ??= st.add('')) : st.add(value));
     }
     packInNodeAttributes(op.builtinOptions, b, attrIds);
     packInNodeAttributes(op.builtinOptions2, b, attrIds);
@@ -465,11 +517,12 @@ export function graphStats(model: CircleModel, subgraphIndex: number): GraphStat
   for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
   const constant = (t: number) => !isGraphInput[t] && bufferHasData(model.buffers[sg.tensors[t]!.buffer]);
   let edges = 0;
-  for (const op of sg.operators) {
-    const seen = new Set<number>();
-    for (const t of op.inputs) {
-      if (t < 0 || t >= nt || seen.has(t) || constant(t)) continue;
-      seen.add(t);
+  // a tensor read twice by an op counts once (seenBy: the op that last read it)
+  const seenBy = new Int32Array(nt).fill(-1);
+  for (let i = 0; i < sg.operators.length; i++) {
+    for (const t of sg.operators[i]!.inputs) {
+      if (t < 0 || t >= nt || seenBy[t] === i || constant(t)) continue;
+      seenBy[t] = i;
       edges++;
     }
   }

@@ -8,7 +8,7 @@
  *   is checked; bad input throws `FormatError` with the byte offset and structure path.
  */
 import { FormatError } from '../errors';
-import { CheckedBuffer, prefixed, slotOf, type TableRef } from './checked';
+import { CheckedBuffer, prefixed, slotOf, type TableList, type TableRef } from './checked';
 import type {
   CircleBuffer,
   CircleMetadata,
@@ -20,6 +20,7 @@ import type {
   CircleSubGraph,
   CircleTensor,
   CircleTensorMap,
+  UnionValue,
 } from './model';
 import { CIRCLE_SCHEMA } from './schema-table';
 
@@ -111,18 +112,26 @@ const SPARSITY = CIRCLE_SCHEMA.tables.SparsityParameters!;
  * Reads every table of a vector with `readOne`, whose paths are relative to the element (constant
  * strings); a failure gets `path[i]` put in front (checked.ts `prefixed`).
  */
-function readEach<T>(c: CheckedBuffer, tables: TableRef[] | null, path: string, readOne: (c: CheckedBuffer, t: TableRef) => T): T[] {
+function readEach<T>(c: CheckedBuffer, tables: TableList | null, path: string, readOne: (c: CheckedBuffer, t: TableRef) => T): T[] {
   if (!tables) return [];
-  const out = new Array<T>(tables.length);
-  for (let i = 0; i < tables.length; i++) {
+  const out = new Array<T>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
     try {
-      out[i] = readOne(c, tables[i]!);
+      out[i] = readOne(c, tables.at(i));
     } catch (e) {
       throw prefixed(e, `${path}[${i}]`);
     }
   }
   return out;
 }
+
+/**
+ * Shared by every table that leaves the vector out (most operators have no intermediates, most
+ * tensors no variants): one frozen empty array, not one per table (300,000 fewer objects to
+ * allocate and keep at 100,000 operators). Frozen, so that a caller filling it in place fails
+ * loudly instead of changing every table's.
+ */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 /**
  * Reads a circle or TFLite file. Throws `FormatError` (kind 'empty', 'truncated', 'corrupt',
@@ -148,7 +157,7 @@ export function read(bytes: Uint8Array, file: string): CircleModel {
   const M = S.model;
 
   const operatorCodes = (c.fieldTableVector(root, M.operatorCodes, 'operator_codes') ?? []).map((t, i) => readOpcode(c, t, `operator_codes[${i}]`));
-  const buffers = readEach(c, c.fieldTableVector(root, M.buffers, 'buffers'), 'buffers', readBuffer);
+  const buffers = readEach(c, c.fieldTableList(root, M.buffers, 'buffers'), 'buffers', readBuffer);
   const subgraphs = (c.fieldTableVector(root, M.subgraphs, 'subgraphs') ?? []).map((t, i) => readSubGraph(c, t, `subgraphs[${i}]`));
   const metadata = (c.fieldTableVector(root, M.metadata, 'metadata') ?? []).map(
     (t, i): CircleMetadata => ({
@@ -198,23 +207,42 @@ function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGra
   const G = S.subgraph;
   return {
     name: c.fieldString(t, G.name, `${path}.name`) ?? '',
-    tensors: readEach(c, c.fieldTableVector(t, G.tensors, `${path}.tensors`), `${path}.tensors`, readTensor),
+    tensors: readTensors(c, c.fieldTableList(t, G.tensors, `${path}.tensors`), `${path}.tensors`),
     inputs: c.fieldScalarVector(t, G.inputs, 'int', `${path}.inputs`) ?? [],
     outputs: c.fieldScalarVector(t, G.outputs, 'int', `${path}.outputs`) ?? [],
-    operators: readEach(c, c.fieldTableVector(t, G.operators, `${path}.operators`), `${path}.operators`, readOperator),
+    operators: readOperators(c, c.fieldTableList(t, G.operators, `${path}.operators`), `${path}.operators`),
     deprecatedDataFormat: c.fieldScalar(t, G.dataFormat, 'byte', 0, `${path}.deprecated_data_format`),
   };
 }
 
-/** A tensor; paths relative to it (`readEach` names the tensor when something fails). */
-function readTensor(c: CheckedBuffer, t: TableRef): CircleTensor {
+/**
+ * The tensors of a subgraph. A tensor whose shape equals one of the last few distinct shapes read
+ * shares that (frozen) array: a network repeats a handful of shapes, and at 100,000 operators one
+ * array per tensor was a sixth of the objects the reader made and kept.
+ */
+function readTensors(c: CheckedBuffer, tables: TableList | null, path: string): CircleTensor[] {
+  const recent: (readonly number[])[] = [];
+  let next = 0;
+  return readEach(c, tables, path, (c, t) => {
+    const x = readTensor(c, t, recent);
+    if (x.shape !== NONE && !recent.includes(x.shape)) {
+      recent[next] = Object.freeze(x.shape);
+      next = (next + 1) % RECENT_SHAPES;
+    }
+    return x;
+  });
+}
+const RECENT_SHAPES = 4;
+
+/** A tensor; paths relative to it (`readEach` names the tensor when something fails); `shapes`: ones it may share. */
+function readTensor(c: CheckedBuffer, t: TableRef, shapes: readonly (readonly number[])[]): CircleTensor {
   const T = S.tensor;
   const q = c.fieldTable(t, T.quantization, 'quantization');
   const sp = c.fieldTable(t, T.sparsity, 'sparsity');
-  const variants = c.fieldTableVector(t, T.variantTensors, 'variant_tensors');
+  const variants = c.fieldTableList(t, T.variantTensors, 'variant_tensors');
   return {
     name: c.fieldString(t, T.name, 'name') ?? '',
-    shape: c.fieldScalarVector(t, T.shape, 'int', 'shape') ?? [],
+    shape: c.fieldIntVectorOf(t, T.shape, 'shape', shapes) ?? NONE,
     shapeSignature: c.fieldScalarVector(t, T.shapeSignature, 'int', 'shape_signature'),
     type: c.fieldScalar(t, T.type, 'byte', 0, 'type'),
     buffer: c.fieldScalar(t, T.buffer, 'uint', 0, 'buffer'),
@@ -228,7 +256,7 @@ function readTensor(c: CheckedBuffer, t: TableRef): CircleTensor {
           type: c.fieldScalar(v, S.variant.type, 'byte', 0, 'type'),
           hasRank: c.fieldScalar(v, S.variant.hasRank, 'bool', 0, 'has_rank') !== 0,
         }))
-      : [],
+      : NONE,
     compressionType: c.fieldScalar(t, T.compressionType, 'byte', 0, 'compression_type'),
   };
 }
@@ -249,6 +277,56 @@ function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQu
   }
 }
 
+/**
+ * The operators of a subgraph. An options value whose fields are all scalars, enums or strings
+ * and equal to one of the last few read is that one (frozen, with its fields): 100,000 operators
+ * repeat a handful of option values (`AddOptions` with no activation), and the two objects of
+ * each were a fifth of what the reader kept.
+ */
+function readOperators(c: CheckedBuffer, tables: TableList | null, path: string): CircleOperator[] {
+  const recent: UnionValue[] = [];
+  let next = 0;
+  const shared = (u: UnionValue | null): UnionValue | null => {
+    if (!u) return u;
+    for (let k = 0; k < recent.length; k++) if (sameOptions(recent[k]!, u)) return recent[k]!;
+    if (!flatOptions(u)) return u;
+    Object.freeze(u.fields);
+    recent[next] = Object.freeze(u);
+    next = (next + 1) % RECENT_OPTIONS;
+    return u;
+  };
+  return readEach(c, tables, path, (c, t) => {
+    const op = readOperator(c, t);
+    op.builtinOptions = shared(op.builtinOptions);
+    op.builtinOptions2 = shared(op.builtinOptions2);
+    return op;
+  });
+}
+const RECENT_OPTIONS = 8;
+
+/** Whether every field of an options value is a scalar, an enum, a string or absent (no vector, no table). */
+function flatOptions(u: UnionValue): boolean {
+  for (const k in u.fields) {
+    const v = u.fields[k];
+    if (v !== null && typeof v === 'object') return false;
+  }
+  return true;
+}
+
+/** `a` (flat, see flatOptions) and `b` are the same options: same table, same field values. */
+function sameOptions(a: UnionValue, b: UnionValue): boolean {
+  if (a.type !== b.type || a.name !== b.name) return false;
+  const fa = a.fields, fb = b.fields;
+  let n = 0;
+  for (const k in fb) {
+    // Object.is: -0 and 0 stay apart (a rewrite keeps the sign bit)
+    if (!Object.is(fa[k], fb[k])) return false;
+    n++;
+  }
+  for (const _k in fa) n--;
+  return n === 0;
+}
+
 /** An operator; paths relative to it (`readEach` names the operator when something fails). */
 function readOperator(c: CheckedBuffer, t: TableRef): CircleOperator {
   const O = S.op;
@@ -261,8 +339,8 @@ function readOperator(c: CheckedBuffer, t: TableRef): CircleOperator {
     builtinOptions2: c.fieldUnion(t, O.options2, 'BuiltinOptions2', 'builtin_options_2'),
     customOptions: c.fieldBytes(t, O.customOptions, 'custom_options'),
     customOptionsFormat: c.fieldScalar(t, O.customFormat, 'byte', 0, 'custom_options_format'),
-    mutatingVariableInputs: mutating ? mutating.map((v) => v !== 0) : [],
-    intermediates: c.fieldScalarVector(t, O.intermediates, 'int', 'intermediates') ?? [],
+    mutatingVariableInputs: mutating ? mutating.map((v) => v !== 0) : NONE,
+    intermediates: c.fieldScalarVector(t, O.intermediates, 'int', 'intermediates') ?? NONE,
     largeCustomOptionsOffset: c.fieldScalar(t, O.largeOffset, 'ulong', 0, 'large_custom_options_offset'),
     largeCustomOptionsSize: c.fieldScalar(t, O.largeSize, 'ulong', 0, 'large_custom_options_size'),
   };

@@ -68,12 +68,22 @@ export interface GraphPack {
   attrValue: Uint32Array;
 }
 
-/** Builds a StringTable: `add` stores each distinct string once, `append` stores without looking. */
+/**
+ * Builds a StringTable: `add` stores each distinct string once, `append` stores without looking.
+ * Each string is written as UTF-8 when it is stored (ASCII, the common case, a byte per code
+ * unit in JavaScript; the rest of a string from its first other character by the native
+ * encoder), so no list of the strings is kept for a join at the end: at 100,000 operators that
+ * list (200,000 strings, each kept alive and stored into an old array) and its join cost more than
+ * the encoding. Each string is encoded on its own: a lone surrogate, which no format reader
+ * produces, becomes U+FFFD (one code unit for one, so the offsets stay true).
+ */
 export class StringTableBuilder {
   private readonly ids = new Map<string, number>();
-  private readonly parts: string[] = [];
+  private count = 0;
   private offsets = new Uint32Array(1024);
   private used = 0;
+  private bytes = new Uint8Array(1 << 16);
+  private written = 0;
 
   /** index of `s` in the table (added on first sight) */
   add(s: string): number {
@@ -89,8 +99,7 @@ export class StringTableBuilder {
    * names, where a hash lookup per string would cost more than the occasional duplicate stored.
    */
   append(s: string): number {
-    const id = this.parts.length;
-    this.parts.push(s);
+    const id = this.count++;
     if (id + 1 === this.offsets.length) {
       const grown = new Uint32Array(this.offsets.length * 2);
       grown.set(this.offsets);
@@ -98,18 +107,41 @@ export class StringTableBuilder {
     }
     this.used += s.length;
     this.offsets[id + 1] = this.used;
+    this.write(s);
     return id;
   }
 
+  private write(s: string): void {
+    const n = s.length;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit
+    if (this.written + 3 * n > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.written + 3 * n));
+      grown.set(this.bytes.subarray(0, this.written));
+      this.bytes = grown;
+    }
+    const b = this.bytes;
+    let at = this.written;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        at += ENCODER.encodeInto(i === 0 ? s : s.slice(i), b.subarray(at)).written;
+        break;
+      }
+      b[at++] = c;
+    }
+    this.written = at;
+  }
+
   get size(): number {
-    return this.parts.length;
+    return this.count;
   }
 
   finish(): StringTable {
-    // one join and one native encode (no per-character copy in JavaScript)
-    return { utf8: new TextEncoder().encode(this.parts.join('')), offsets: this.offsets.slice(0, this.parts.length + 1) };
+    return { utf8: this.bytes.slice(0, this.written), offsets: this.offsets.slice(0, this.count + 1) };
   }
 }
+
+const ENCODER = new TextEncoder();
 
 /** `8×1×1×8` for [8, 1, 1, 8]; `?` for an unknown (negative) dimension; '' for a scalar. */
 export function shapeText(shape: readonly number[]): string {

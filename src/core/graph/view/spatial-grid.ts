@@ -60,20 +60,32 @@ export function buildGrid(src: BoxSource, cellSize?: number): SpatialGrid {
   }, (i) => (src.owner ? src.owner[i]! : i), src.itemCount, minX, minY, maxX, maxY, cellSize);
 }
 
+/** The smallest and largest coordinates of a set of points (Infinity / -Infinity when there are none). */
+export interface PointBounds {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
 /**
- * A grid over the segments of flattened edges. Item ids are point indices: item k is the segment
+ * A grid over the segments of flattened edges (and the bounds of their points, which it needs). Item ids are point indices: item k is the segment
  * from point k to point k + 1 of its edge (the last point of an edge starts no segment); the edge
  * of a segment is `pointEdge[k]`.
  */
-export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: number): { grid: SpatialGrid; pointEdge: Uint32Array } {
+export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: number): { grid: SpatialGrid; pointEdge: Uint32Array; bounds: PointBounds } {
   const pts = flat.points;
   const npts = pts.length / 2;
   const pointEdge = new Uint32Array(npts);
   const starts = new Uint8Array(npts);
   for (let e = 0; e < edgeCount; e++) {
     const a = flat.offsets[e]!, b = flat.offsets[e + 1]!;
-    pointEdge.fill(e, a, b);
-    for (let k = a; k + 1 < b; k++) starts[k] = 1;
+    for (let k = a; k < b; k++) {
+      pointEdge[k] = e;
+      starts[k] = 1;
+    }
+    // the last point of an edge starts no segment
+    if (b > a) starts[b - 1] = 0;
   }
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (let k = 0; k < npts; k++) {
@@ -83,6 +95,7 @@ export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: 
     if (y < minY) minY = y;
     if (y > maxY) maxY = y;
   }
+  const bounds: PointBounds = { minX, minY, maxX, maxY };
   if (npts === 0 || !Number.isFinite(minX) || !Number.isFinite(minY) || !Number.isFinite(maxX) || !Number.isFinite(maxY)) {
     const grid = fillGrid(npts, (k, out) => {
       if (!starts[k]) return false;
@@ -90,7 +103,7 @@ export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: 
       out[0] = ax < bx ? ax : bx; out[1] = ay < by ? ay : by; out[2] = ax < bx ? bx : ax; out[3] = ay < by ? by : ay;
       return true;
     }, (k) => k, npts, minX, minY, maxX, maxY, cellSize);
-    return { grid, pointEdge };
+    return { grid, pointEdge, bounds };
   }
   // fillGrid's two passes, written out for segments: the cell range of a segment is computed once
   // (the first pass keeps it) and a segment, almost always inside one cell, is one store. At
@@ -144,7 +157,7 @@ export function buildSegmentGrid(flat: FlatEdges, edgeCount: number, cellSize?: 
   }
   // item ids are distinct (one per segment): no cell holds one twice, so nothing to compact
   const grid: SpatialGrid = { minX, minY, cell, cols, rows, start, items, itemCount: npts, stamp: new Uint32Array(npts), epoch: 0 };
-  return { grid, pointEdge };
+  return { grid, pointEdge, bounds };
 }
 
 /** The grid of `count` boxes given by `box(i, out)` (false: no box), owned by `owner(i)`. */
