@@ -237,6 +237,48 @@ layer { name: "fc" type: "InnerProduct" bottom: "cat2" top: "fc" inner_product_p
     expect(below(r.rows, 60)).toEqual([]);
   }, 120_000);
 
+  // the concat read by per-channel SDP ops: BatchNorm, then Scale with bias, then ReLU, then a convolution
+  const sdpNet = (a: number) => `name: "catsdp"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 32 dim: 8 dim: 8 } } }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "ra" type: "ReLU" bottom: "a" top: "a" }
+layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "rb" type: "ReLU" bottom: "b" top: "b" }
+layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+layer { name: "bn" type: "BatchNorm" bottom: "cat" top: "bn" batch_norm_param { use_global_stats: true } }
+layer { name: "sc" type: "Scale" bottom: "bn" top: "sc" scale_param { bias_term: true } }
+layer { name: "rs" type: "ReLU" bottom: "sc" top: "sc" }
+layer { name: "c" type: "Convolution" bottom: "sc" top: "c" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  const runSdp = (a: number, configtarget: string, cprecision: 'int8' | 'fp16') => {
+    const text = sdpNet(a);
+    const deploy = readDeploy(text, 'catsdp.prototxt');
+    return int8Agreement(text, deploy, synthetic(deploy), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+  };
+  const dbOf = (r: { rows: LayerComparison[]; snr: Record<string, number> }) => r.rows.map((row) => `${row.layer} ${r.snr[row.layer]!.toFixed(1)}`);
+
+  it('per-channel SDP readers (BatchNorm, Scale + bias, ReLU) pass the gaps on: INT8 208 + 48 on nv_full as on nv_small (no gap)', async () => {
+    const full = await runSdp(208, 'nv_full', 'int8');
+    expect(notes(full)).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups, so its inputs start at surface channels 0, 224 (272 channels with the gaps, 256 in Caffe); bn, sc, sdp-scale-3, rs, c read it with zero weights for the gap channels or pass them through',
+    ]);
+    const small = await runSdp(208, 'nv_small', 'int8');
+    expect(notes(small)).toEqual([]);
+    // bn, sc and rs run as one SDP op: compared at rs, on its 256 Caffe channels
+    expect(layers(full)).toEqual(['ra 208', 'rb 48', 'rs 256', 'c 16']);
+    expect(below(full.rows, 33)).toEqual([]);
+    expect(dbOf(full)).toEqual(dbOf(small));
+  }, 60_000);
+
+  it('per-channel SDP readers (BatchNorm, Scale + bias, ReLU) pass the gaps on: FP16 8 + 48 on nv_full, every layer above 60 dB', async () => {
+    const r = await runSdp(8, 'nv_full', 'fp16');
+    expect(notes(r)).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 8, not a multiple of the 16 channels a feature surface groups, so its inputs start at surface channels 0, 16 (64 channels with the gaps, 56 in Caffe); bn, sc, rs, c read it with zero weights for the gap channels or pass them through',
+    ]);
+    expect(layers(r)).toEqual(['ra 8', 'rb 48', 'rs 56', 'c 16']);
+    expect(below(r.rows, 60)).toEqual([]);
+  }, 60_000);
+
   it('a reader that mixes channels (LRN) is refused, naming the concat and the reader', async () => {
     const text = net(208).replace(/layer \{ name: "pool" [^\n]*/, 'layer { name: "pool" type: "LRN" bottom: "cat" top: "pool" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }');
     const deploy = readDeploy(text, 'cat.prototxt');

@@ -27,8 +27,9 @@
  * infinity or a NaN there).
  */
 import type { EngineGraphEditor } from './graph';
+import type { Dims4 } from '../network/model';
 import type { EngineEdge, EngineNode } from './model';
-import { floatBlob } from './weights';
+import { floatBlob, type WeightBlob } from './weights';
 
 export interface ConcatGapsResult {
   /** one line per concat laid out with gaps, for the pass notes */
@@ -118,7 +119,9 @@ function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], to
       if (p.conv.numGroups !== 1) refuse(`'${layer}', reading it${through}, is a grouped convolution (${p.conv.numGroups} groups)`);
       widenWeights(ed, n, places, total);
       cx.readers.add(layer);
-    } else if (p.kind === 'pdp') {
+    } else if (p.kind === 'pdp' || p.kind === 'sdp-scale' || p.kind === 'sdp-bias' || p.kind === 'sdp-bn' || p.kind === 'sdp-act' || p.kind === 'sdp-nop') {
+      if (p.kind !== 'pdp' && p.sdp.x1.mode === 'PER_ELEMENT') refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has data per element`);
+      widenSdpData(ed, n, places, total, (what) => refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has ${what}`));
       const out = ed.edge(n.outputEdges[0]!);
       widenTensor(out, places, total);
       cx.readers.add(layer);
@@ -148,5 +151,52 @@ function widenWeights(ed: EngineGraphEditor, n: EngineNode, places: number[], to
   for (const id of n.auxEdges) {
     const t = ed.edge(id).tensor;
     if (t && t.type === 'WEIGHT') t.dims = { ...t.dims, c: total };
+  }
+}
+
+/**
+ * An SDP op's per-channel data over the gapped channels (per-layer data stays as it is): scale and
+ * bias 0 for the gap channels, so the op writes 0 there; batch-norm mean 0 and the largest variance
+ * of the real channels, so the gap channels are multiplied by the smallest real 1/sqrt(var + eps)
+ * (finite, and the INT8 conversion's common shift, set by the largest multiplier, is unchanged;
+ * a variance of 0 would make the gap's multiplier 1/sqrt(eps), the largest, and cost the real
+ * channels precision). Readers further on skip the gap channels whatever they hold.
+ */
+function widenSdpData(ed: EngineGraphEditor, n: EngineNode, places: number[], total: number, refuse: (what: string) => never): void {
+  const p = n.params;
+  const widen = (blob: WeightBlob, dims: Dims4, what: string, gapValue: number): { blob: WeightBlob; dims: Dims4 } => {
+    if (dims.c === 1 && dims.h === 1 && dims.w === 1) return { blob, dims };
+    if (blob.type !== 'FLOAT') throw new Error(`${n.name}: ${what} data must be float before the gaps are laid out`);
+    if (dims.c !== places.length || dims.h !== 1 || dims.w !== 1 || blob.count !== places.length) refuse(`${what} data of ${dims.n}x${dims.c}x${dims.h}x${dims.w} for ${places.length} channels`);
+    const raw = blob.values as Float32Array;
+    const wide = new Float32Array(total).fill(gapValue);
+    places.forEach((at, i) => (wide[at] = raw[i]!));
+    return { blob: floatBlob(wide), dims: { ...dims, c: total } };
+  };
+  let auxDims: Dims4 | null = null;
+  if (p.kind === 'sdp-scale') {
+    const w = widen(p.rawScaleData, p.scaleDims, 'scale', 0);
+    p.rawScaleData = w.blob;
+    p.scaleDims = auxDims = w.dims;
+  } else if (p.kind === 'sdp-bias') {
+    const w = widen(p.rawBiasData, p.biasDims, 'bias', 0);
+    p.rawBiasData = w.blob;
+    p.biasDims = auxDims = w.dims;
+  } else if (p.kind === 'sdp-bn') {
+    const variance = p.rawVarianceData.values as Float32Array;
+    let largest = variance[0] ?? 1;
+    for (const v of variance) if (v > largest) largest = v;
+    const m = widen(p.rawMeanData, p.meanDims, 'batch-norm mean', 0);
+    const v = widen(p.rawVarianceData, p.varianceDims, 'batch-norm variance', largest);
+    p.rawMeanData = m.blob;
+    p.rawVarianceData = v.blob;
+    p.meanDims = m.dims;
+    p.varianceDims = v.dims;
+    p.batchNormDims = auxDims = { ...p.batchNormDims, c: m.dims.c };
+  }
+  if (!auxDims) return;
+  for (const id of n.auxEdges) {
+    const t = ed.edge(id).tensor;
+    if (t) t.dims = { ...auxDims };
   }
 }
