@@ -29,6 +29,7 @@
 import type { EngineGraphEditor } from './graph';
 import type { Dims4 } from '../network/model';
 import type { EngineEdge, EngineNode } from './model';
+import { convStateDefaults, defaultX1, sdpCommon } from './factory';
 import { floatBlob, type WeightBlob } from './weights';
 
 export interface ConcatGapsResult {
@@ -53,7 +54,13 @@ export function concatChannelStarts(channels: readonly number[], perGroup: numbe
  * Lays out every engine-graph channel concat with a mid-group input as described above.
  * `perGroup`: channels per group of the feature surfaces; `layerOf`: a node's layer name for messages.
  */
-export function placeConcatInputsOnGroups(ed: EngineGraphEditor, perGroup: number, layerOf: (n: EngineNode) => string, reject: ConcatGapReject): ConcatGapsResult {
+export function placeConcatInputsOnGroups(
+  ed: EngineGraphEditor,
+  perGroup: number,
+  layerOf: (n: EngineNode) => string,
+  reject: ConcatGapReject,
+  precision: { int8: boolean; perFilter: boolean },
+): ConcatGapsResult {
   const notes: string[] = [];
   for (const node of [...ed.graph.nodes]) {
     const p = node.params;
@@ -77,8 +84,10 @@ export function placeConcatInputsOnGroups(ed: EngineGraphEditor, perGroup: numbe
     const out = ed.edge(node.outputEdges[0]!);
     const readers = new Set<string>();
     widenTensor(out, places, total);
-    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers });
-    notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through`);
+    const compactions: string[] = [];
+    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers, ...precision, compactions });
+    const compacted = compactions.length ? `; ${compactions.join('; ')}` : '';
+    notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through${compacted}`);
   }
   return { notes };
 }
@@ -103,15 +112,22 @@ interface VisitContext {
   reject: ConcatGapReject;
   concatNode: EngineNode;
   readers: Set<string>;
+  int8: boolean;
+  perFilter: boolean;
+  /** the identity convolutions made to write gapped network outputs in Caffe's channel order */
+  compactions: string[];
 }
 
 /** `via`: the poolings between the concat and `e`, in order */
-function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], total: number, cx: VisitContext, via: string[] = []): void {
+function visitReaders(ed: EngineGraphEditor, gapped: EngineEdge, places: number[], total: number, cx: VisitContext, via: string[] = []): void {
+  let e = gapped;
   const through = via.length ? ` through ${via.map((v) => `'${v}'`).join(', ')}` : '';
   const refuse = (what: string) =>
     cx.reject(cx.concatNode, `Concat '${cx.concat}': ${cx.why}, so NPU Studio places its inputs on group boundaries with gap channels between them; ${what}, which cannot skip the gap channels (make the inputs before '${cx.concat}' multiples of the group, or compile it in another precision or for another target)`);
-  if (e.bind) refuse(`its output${through} is a network output ('${e.tensor!.name}')`);
-  for (const id of e.targets) {
+  // the readers the gapped tensor had (not the compacting convolution made for a network output)
+  const readers = [...e.targets];
+  if (e.bind) e = compactNetworkOutput(ed, e, places, total, cx);
+  for (const id of readers) {
     const n = ed.node(id);
     const layer = cx.layerOf(n);
     const p = n.params;
@@ -199,4 +215,72 @@ function widenSdpData(ed: EngineGraphEditor, n: EngineNode, places: number[], to
     const t = ed.edge(id).tensor;
     if (t) t.dims = { ...auxDims };
   }
+}
+
+/**
+ * A gapped network output: whoever wrote it writes a new gapped tensor instead, and a 1x1
+ * convolution with identity weights (zero for the gap channels) writes the bound output in Caffe's
+ * channel order, through the SDP op a convolution without bias gets (a NOP in FP16, a unit scale
+ * for the INT8 requantisation). Returns the gapped edge, which now carries the output's readers.
+ */
+function compactNetworkOutput(ed: EngineGraphEditor, out: EngineEdge, places: number[], total: number, cx: VisitContext): EngineEdge {
+  const t = out.tensor!;
+  const c = places.length;
+  const compact = { ...t, dims: { ...t.dims, c }, channelScales: t.channelScales.length ? places.map((at) => t.channelScales[at]!) : [] };
+  delete compact.channelPlaces;
+  const gapped = ed.addDataEdge(null, null, { ...t, dims: { ...t.dims }, type: 'IO', channelScales: [...t.channelScales], channelPlaces: [...places] });
+  const replace = (ids: string[]) => ids.map((id) => (id === out.id ? gapped.id : id));
+  for (const id of [...out.sources]) {
+    const n = ed.node(id);
+    ed.removeNodeFromEdge(out, 'first', n);
+    ed.appendNodeToEdge(gapped, 'first', n);
+    n.outputEdges = replace(n.outputEdges);
+  }
+  for (const id of [...out.targets]) {
+    const n = ed.node(id);
+    ed.removeNodeFromEdge(out, 'second', n);
+    ed.appendNodeToEdge(gapped, 'second', n);
+    n.inputEdges = replace(n.inputEdges);
+  }
+  const writer = gapped.sources[0] !== undefined ? ed.node(gapped.sources[0]) : null;
+  const origins = writer?.origins ?? cx.concatNode.origins;
+  const weights = new Float32Array(c * total);
+  places.forEach((at, k) => (weights[k * total + at] = 1));
+  const weightDims = { n: c, c: total, h: 1, w: 1 };
+  const conv = ed.addNode('dc-conv-', 'CONVOLUTION_CONV', null, origins, {
+    kind: 'conv',
+    conv: {
+      convMode: 'DIRECT',
+      hasBiasTerm: false,
+      weightDims,
+      topLeftPadding: { h: 0, w: 0 },
+      bottomRightPadding: { h: 0, w: 0 },
+      paddingValue: 0,
+      stride: { h: 1, w: 1 },
+      dilation: { h: 1, w: 1 },
+      numGroups: 1,
+      rawWeights: floatBlob(weights),
+      ...convStateDefaults(),
+    },
+  });
+  ed.addDataEdge(null, conv, { name: ed.newAuxTensorName(), dims: { ...weightDims }, type: 'WEIGHT', dataFormat: 'NCHW', channelScales: [] });
+  let sdp: EngineNode;
+  if (cx.int8) {
+    // as NodeFactory.jointSDP for a convolution without bias in INT8
+    const scaleDims = { n: 1, c: cx.perFilter ? c : 1, h: 1, w: 1 };
+    const common = sdpCommon();
+    common.x1 = defaultX1('SDP_SCALE', { mode: cx.perFilter ? 'PER_CHANNEL' : 'PER_LAYER' });
+    sdp = ed.addNode('sdp-scale-', 'SDP_SCALE', null, origins, { kind: 'sdp-scale', sdp: common, scaleDims, rawScaleData: floatBlob(new Float32Array(scaleDims.c).fill(1)), unitScale: false, dlaScaleData: null });
+    ed.addDataEdge(null, sdp, { name: ed.newAuxTensorName(), dims: { ...scaleDims }, type: 'SCALE', dataFormat: 'NCHW', channelScales: [] });
+  } else {
+    sdp = ed.addNode('sdp-nop-', 'SDP_NOP', null, origins, { kind: 'sdp-nop', sdp: sdpCommon() });
+  }
+  ed.appendNodeToEdge(gapped, 'second', conv);
+  ed.addDataEdge(conv, sdp, { ...compact, dims: { ...compact.dims }, type: 'STREAM', dataFormat: 'NCHW', channelScales: [...compact.channelScales] });
+  out.tensor = compact;
+  ed.appendNodeToEdge(out, 'first', sdp);
+  ed.populateEdgePorts(conv);
+  ed.populateEdgePorts(sdp);
+  cx.compactions.push(`the network output '${t.name}' written in Caffe's channel order by ${conv.name} (1x1, identity weights) and ${sdp.name}`);
+  return gapped;
 }
