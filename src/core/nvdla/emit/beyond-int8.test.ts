@@ -279,6 +279,30 @@ layer { name: "c" type: "Convolution" bottom: "sc" top: "c" convolution_param { 
     expect(below(r.rows, 60)).toEqual([]);
   }, 60_000);
 
+  it('a gapped network output (rs, with no convolution after it) is written in Caffe\'s channel order by an identity convolution: INT8 nv_full as nv_small, FP16 above 60 dB', async () => {
+    const text = sdpNet(208).replace(/layer \{ name: "c" [^\n]*\n/, '');
+    const deploy = readDeploy(text, 'catsdp.prototxt');
+    const go = (configtarget: string, a: number, cprecision: 'int8' | 'fp16') => {
+      const t = a === 208 ? text : sdpNet(a).replace(/layer \{ name: "c" [^\n]*\n/, '');
+      const d = a === 208 ? deploy : readDeploy(t, 'catsdp.prototxt');
+      return int8Agreement(t, d, synthetic(d), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+    };
+    const full = await go('nv_full', 208, 'int8');
+    expect(notes(full)).toEqual([
+      "concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups, so its inputs start at surface channels 0, 224 (272 channels with the gaps, 256 in Caffe); bn, sc, sdp-scale-3, rs read it with zero weights for the gap channels or pass them through; the network output 'sc' written in Caffe's channel order by dc-conv-2 (1x1, identity weights) and sdp-scale-4",
+    ]);
+    // rs twice: the SDP op's gapped surface, then the network output the identity convolution writes
+    expect(layers(full)).toEqual(['ra 208', 'rb 48', 'rs 256', 'rs 256']);
+    const small = await go('nv_small', 208, 'int8');
+    const rowDb = (r: { rows: LayerComparison[] }) => r.rows.map((row) => `${row.layer} ${row.metrics.snrDb.toFixed(2)}`);
+    // the copy is exact: the output at the dB of the gapped surface, both as on nv_small
+    expect(rowDb(full)).toEqual([...rowDb(small), rowDb(small).at(-1)]);
+    expect(below(full.rows, 33)).toEqual([]);
+    const fp16 = await go('nv_full', 8, 'fp16');
+    expect(layers(fp16)).toEqual(['ra 8', 'rb 48', 'rs 56', 'rs 56']);
+    expect(below(fp16.rows, 60)).toEqual([]);
+  }, 60_000);
+
   it('a reader that mixes channels (LRN) is refused, naming the concat and the reader', async () => {
     const text = net(208).replace(/layer \{ name: "pool" [^\n]*/, 'layer { name: "pool" type: "LRN" bottom: "cat" top: "pool" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }');
     const deploy = readDeploy(text, 'cat.prototxt');
