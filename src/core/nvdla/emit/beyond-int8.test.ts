@@ -303,6 +303,49 @@ layer { name: "c" type: "Convolution" bottom: "sc" top: "c" convolution_param { 
     expect(below(fp16.rows, 60)).toEqual([]);
   }, 60_000);
 
+  // two concats laid out alike (and their max pooling) summed element-wise, a convolution after
+  const ewNet = (a: number) => `name: "catew"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 32 dim: 8 dim: 8 } } }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "a2" type: "Convolution" bottom: "data" top: "a2" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "b2" type: "Convolution" bottom: "data" top: "b2" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+layer { name: "cat2" type: "Concat" bottom: "a2" bottom: "b2" top: "cat2" }
+layer { name: "pool" type: "Pooling" bottom: "cat2" top: "pool" pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 } }
+layer { name: "sum" type: "Eltwise" bottom: "cat" bottom: "pool" top: "sum" eltwise_param { operation: SUM } }
+layer { name: "c" type: "Convolution" bottom: "sum" top: "c" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  const runEw = (text: string, configtarget: string, cprecision: 'int8' | 'fp16') => {
+    const deploy = readDeploy(text, 'catew.prototxt');
+    return int8Agreement(text, deploy, synthetic(deploy), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+  };
+
+  it('an element-wise op whose inputs have the same gaps passes them on: INT8 208 + 48 on nv_full as on nv_small, FP16 8 + 48 above 60 dB', async () => {
+    const full = await runEw(ewNet(208), 'nv_full', 'int8');
+    expect(notes(full).map((n) => n.replace(/ so its inputs.*; (.*) read it .*/, ': $1'))).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups,: sum',
+      'concat-1 (cat2): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups,: pool, sum, c',
+    ]);
+    expect(layers(full)).toEqual(['a 208', 'b 48', 'a2 208', 'b2 48', 'pool 256', 'sum 256', 'c 16']);
+    const small = await runEw(ewNet(208), 'nv_small', 'int8');
+    expect(dbOf(full)).toEqual(dbOf(small));
+    expect(below(full.rows, 30)).toEqual([]);
+    const fp16 = await runEw(ewNet(8), 'nv_full', 'fp16');
+    expect(below(fp16.rows, 60)).toEqual([]);
+  }, 60_000);
+
+  it('an element-wise op whose other input has no gaps is refused, naming the concat and the op', async () => {
+    const text = ewNet(208).replace('bottom: "cat" bottom: "pool"', 'bottom: "cat" bottom: "cat"').replace(/layer \{ name: "cat" type[^\n]*\n/, 'layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }\nlayer { name: "flat" type: "Convolution" bottom: "data" top: "flat" convolution_param { num_output: 256 kernel_size: 1 } }\n').replace('bottom: "cat" bottom: "cat"', 'bottom: "cat" bottom: "flat"');
+    const deploy = readDeploy(text, 'catew.prototxt');
+    const { compileNvdla } = await import('../compile');
+    const r = compileNvdla(deploy, synthetic(deploy), { configtarget: 'nv_full', cprecision: 'int8', informat: 'nchw' });
+    expect(r.bytes).toBeNull();
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([
+      expect.stringMatching(/^Concat 'cat': its input 2 starts at channel 208, .*; 'sum' \(SDP_ELEMENTWISE\) reads it with another input that does not have the same gap channels, which cannot skip the gap channels/),
+    ]);
+  });
+
   it('a reader that mixes channels (LRN) is refused, naming the concat and the reader', async () => {
     const text = net(208).replace(/layer \{ name: "pool" [^\n]*/, 'layer { name: "pool" type: "LRN" bottom: "cat" top: "pool" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }');
     const deploy = readDeploy(text, 'cat.prototxt');

@@ -62,6 +62,7 @@ export function placeConcatInputsOnGroups(
   precision: { int8: boolean; perFilter: boolean },
 ): ConcatGapsResult {
   const notes: string[] = [];
+  const elementWise: ElementWiseState = { passed: new Set(), waiting: new Map() };
   for (const node of [...ed.graph.nodes]) {
     const p = node.params;
     if (p.kind !== 'concat' || p.axis !== 'C' || !p.canonicalInputs) continue;
@@ -85,10 +86,12 @@ export function placeConcatInputsOnGroups(
     const readers = new Set<string>();
     widenTensor(out, places, total);
     const compactions: string[] = [];
-    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers, ...precision, compactions });
+    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers, ...precision, compactions, elementWise });
     const compacted = compactions.length ? `; ${compactions.join('; ')}` : '';
     notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through${compacted}`);
   }
+  // an element-wise op one of whose inputs never got the same gaps
+  for (const refuse of elementWise.waiting.values()) refuse();
   return { notes };
 }
 
@@ -116,6 +119,13 @@ interface VisitContext {
   perFilter: boolean;
   /** the identity convolutions made to write gapped network outputs in Caffe's channel order */
   compactions: string[];
+  elementWise: ElementWiseState;
+}
+
+/** element-wise ops reached through a gapped input: passed on, or waiting for their other input's gaps (with the refusal if they never come) */
+interface ElementWiseState {
+  passed: Set<string>;
+  waiting: Map<string, () => never>;
 }
 
 /** `via`: the poolings between the concat and `e`, in order */
@@ -138,6 +148,24 @@ function visitReaders(ed: EngineGraphEditor, gapped: EngineEdge, places: number[
     } else if (p.kind === 'pdp' || p.kind === 'sdp-scale' || p.kind === 'sdp-bias' || p.kind === 'sdp-bn' || p.kind === 'sdp-act' || p.kind === 'sdp-nop') {
       if (p.kind !== 'pdp' && p.sdp.x1.mode === 'PER_ELEMENT') refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has data per element`);
       widenSdpData(ed, n, places, total, (what) => refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has ${what}`));
+      const out = ed.edge(n.outputEdges[0]!);
+      widenTensor(out, places, total);
+      cx.readers.add(layer);
+      visitReaders(ed, out, places, total, cx, [...via, layer]);
+    } else if (p.kind === 'sdp-ew') {
+      // both inputs with the same gaps: channel by channel, the gaps passed on (as a pooling)
+      if (cx.elementWise.passed.has(n.id)) continue;
+      const others = n.inputEdges.map((id) => ed.edge(id).tensor!).filter((t) => t !== e.tensor);
+      const same = (t: { dims: { c: number }; channelPlaces?: number[] }) => t.dims.c === total && t.channelPlaces !== undefined && t.channelPlaces.length === places.length && t.channelPlaces.every((at, i) => at === places[i]);
+      const mixed = () => refuse(`'${layer}' (${n.engineOpType}) reads it${through} with another input that does not have the same gap channels`);
+      if (!others.every(same)) {
+        if (others.some((t) => t.channelPlaces)) mixed();
+        cx.elementWise.waiting.set(n.id, mixed);
+        cx.readers.add(layer);
+        continue;
+      }
+      cx.elementWise.waiting.delete(n.id);
+      cx.elementWise.passed.add(n.id);
       const out = ed.edge(n.outputEdges[0]!);
       widenTensor(out, places, total);
       cx.readers.add(layer);
