@@ -15,16 +15,25 @@
  * really is (544 channels there, `channelPlaces` naming each Caffe channel's place), the buffer is
  * sized for it (suggest.ts aligns the inputs the same way), and the readers are made to skip the
  * gap: a convolution or fully connected layer gets its weights widened to the surface's channels
- * with zeros for the gap channels (whatever the gap holds then adds nothing), a pooling reads and
- * writes channel by channel, so its output has the same gaps and its own readers are treated the
- * same way. A reader that mixes channels otherwise (LRN, element-wise, another concat, a grouped
- * convolution, an SDP with per-channel data, the CPU) or a gapped network output is refused,
- * naming both layers.
+ * with zeros for the gap channels (whatever the gap holds then adds nothing). The readers that work
+ * channel by channel pass the gaps on (their output has the same gaps, and its own readers are
+ * treated the same way): a pooling; an SDP op (Scale, bias, BatchNorm, activation, NOP) with its
+ * per-channel data widened to the surface (scale and bias 0 for the gap channels, BatchNorm mean 0
+ * and the largest real variance, see widenSdpData; per-layer data stays as it is); an element-wise
+ * op whose two inputs have the same gaps (two concats laid out alike, or a concat and a pooling of
+ * it: it waits until both inputs are reached). A gapped network output is written in Caffe's
+ * channel order by a 1x1 convolution with identity weights added before it (compactNetworkOutput).
+ * A reader that mixes channels otherwise (LRN, another concat, a grouped convolution), an SDP op
+ * with data per element, the CPU, or an element-wise op whose other input lacks the same gaps is
+ * refused, naming both layers.
  *
  * The gap channels are never written on purpose: they hold the padding channels of the input
  * before the gap or what the buffer held before. Times a zero weight that is 0 in INT8, and in
  * FP16 for every finite value (the engines write FP16 saturated, so no earlier tensor leaves an
- * infinity or a NaN there).
+ * infinity or a NaN there). Past a channel-wise reader they hold what it made of them: 0 after a
+ * scale, themselves after a bias, the input times the smallest real multiplier after a batch-norm, an activation's
+ * or a pooling's or a sum's finite result; the INT8 requantisation of the real channels is
+ * unchanged (no gap value is larger than the real ones in the per-channel data).
  */
 import type { EngineGraphEditor } from './graph';
 import type { Dims4 } from '../network/model';
