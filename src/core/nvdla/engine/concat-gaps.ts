@@ -31,9 +31,9 @@
  * before the gap or what the buffer held before. Times a zero weight that is 0 in INT8, and in
  * FP16 for every finite value (the engines write FP16 saturated, so no earlier tensor leaves an
  * infinity or a NaN there). Past a channel-wise reader they hold what it made of them: 0 after a
- * scale, themselves after a bias, the input times the smallest real multiplier after a batch-norm, an activation's
- * or a pooling's or a sum's finite result; the INT8 requantisation of the real channels is
- * unchanged (no gap value is larger than the real ones in the per-channel data).
+ * scale, themselves after a bias, themselves times the smallest real multiplier after a
+ * batch-norm, an activation's, a pooling's or a sum's finite result; the INT8 requantisation of
+ * the real channels is unchanged (no gap value in the per-channel data is larger than the real ones).
  */
 import type { EngineGraphEditor } from './graph';
 import type { Dims4 } from '../network/model';
