@@ -237,6 +237,115 @@ layer { name: "fc" type: "InnerProduct" bottom: "cat2" top: "fc" inner_product_p
     expect(below(r.rows, 60)).toEqual([]);
   }, 120_000);
 
+  // the concat read by per-channel SDP ops: BatchNorm, then Scale with bias, then ReLU, then a convolution
+  const sdpNet = (a: number) => `name: "catsdp"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 32 dim: 8 dim: 8 } } }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "ra" type: "ReLU" bottom: "a" top: "a" }
+layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "rb" type: "ReLU" bottom: "b" top: "b" }
+layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+layer { name: "bn" type: "BatchNorm" bottom: "cat" top: "bn" batch_norm_param { use_global_stats: true } }
+layer { name: "sc" type: "Scale" bottom: "bn" top: "sc" scale_param { bias_term: true } }
+layer { name: "rs" type: "ReLU" bottom: "sc" top: "sc" }
+layer { name: "c" type: "Convolution" bottom: "sc" top: "c" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  const runSdp = (a: number, configtarget: string, cprecision: 'int8' | 'fp16') => {
+    const text = sdpNet(a);
+    const deploy = readDeploy(text, 'catsdp.prototxt');
+    return int8Agreement(text, deploy, synthetic(deploy), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+  };
+  const dbOf = (r: { rows: LayerComparison[]; snr: Record<string, number> }) => r.rows.map((row) => `${row.layer} ${r.snr[row.layer]!.toFixed(1)}`);
+
+  it('per-channel SDP readers (BatchNorm, Scale + bias, ReLU) pass the gaps on: INT8 208 + 48 on nv_full as on nv_small (no gap)', async () => {
+    const full = await runSdp(208, 'nv_full', 'int8');
+    expect(notes(full)).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups, so its inputs start at surface channels 0, 224 (272 channels with the gaps, 256 in Caffe); bn, sc, sdp-scale-3, rs, c read it with zero weights for the gap channels or pass them through',
+    ]);
+    const small = await runSdp(208, 'nv_small', 'int8');
+    expect(notes(small)).toEqual([]);
+    // bn, sc and rs run as one SDP op: compared at rs, on its 256 Caffe channels
+    expect(layers(full)).toEqual(['ra 208', 'rb 48', 'rs 256', 'c 16']);
+    expect(below(full.rows, 33)).toEqual([]);
+    expect(dbOf(full)).toEqual(dbOf(small));
+  }, 60_000);
+
+  it('per-channel SDP readers (BatchNorm, Scale + bias, ReLU) pass the gaps on: FP16 8 + 48 on nv_full, every layer above 60 dB', async () => {
+    const r = await runSdp(8, 'nv_full', 'fp16');
+    expect(notes(r)).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 8, not a multiple of the 16 channels a feature surface groups, so its inputs start at surface channels 0, 16 (64 channels with the gaps, 56 in Caffe); bn, sc, rs, c read it with zero weights for the gap channels or pass them through',
+    ]);
+    expect(layers(r)).toEqual(['ra 8', 'rb 48', 'rs 56', 'c 16']);
+    expect(below(r.rows, 60)).toEqual([]);
+  }, 60_000);
+
+  it('a gapped network output (rs, with no convolution after it) is written in Caffe\'s channel order by an identity convolution: INT8 nv_full as nv_small, FP16 above 60 dB', async () => {
+    const text = sdpNet(208).replace(/layer \{ name: "c" [^\n]*\n/, '');
+    const deploy = readDeploy(text, 'catsdp.prototxt');
+    const go = (configtarget: string, a: number, cprecision: 'int8' | 'fp16') => {
+      const t = a === 208 ? text : sdpNet(a).replace(/layer \{ name: "c" [^\n]*\n/, '');
+      const d = a === 208 ? deploy : readDeploy(t, 'catsdp.prototxt');
+      return int8Agreement(t, d, synthetic(d), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+    };
+    const full = await go('nv_full', 208, 'int8');
+    expect(notes(full)).toEqual([
+      "concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups, so its inputs start at surface channels 0, 224 (272 channels with the gaps, 256 in Caffe); bn, sc, sdp-scale-3, rs read it with zero weights for the gap channels or pass them through; the network output 'sc' written in Caffe's channel order by dc-conv-2 (1x1, identity weights) and sdp-scale-4",
+    ]);
+    // rs twice: the SDP op's gapped surface, then the network output the identity convolution writes
+    expect(layers(full)).toEqual(['ra 208', 'rb 48', 'rs 256', 'rs 256']);
+    const small = await go('nv_small', 208, 'int8');
+    const rowDb = (r: { rows: LayerComparison[] }) => r.rows.map((row) => `${row.layer} ${row.metrics.snrDb.toFixed(2)}`);
+    // the copy is exact: the output at the dB of the gapped surface, both as on nv_small
+    expect(rowDb(full)).toEqual([...rowDb(small), rowDb(small).at(-1)]);
+    expect(below(full.rows, 33)).toEqual([]);
+    const fp16 = await go('nv_full', 8, 'fp16');
+    expect(layers(fp16)).toEqual(['ra 8', 'rb 48', 'rs 56', 'rs 56']);
+    expect(below(fp16.rows, 60)).toEqual([]);
+  }, 60_000);
+
+  // two concats laid out alike (and their max pooling) summed element-wise, a convolution after
+  const ewNet = (a: number) => `name: "catew"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 32 dim: 8 dim: 8 } } }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "b" type: "Convolution" bottom: "data" top: "b" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "a2" type: "Convolution" bottom: "data" top: "a2" convolution_param { num_output: ${a} kernel_size: 1 } }
+layer { name: "b2" type: "Convolution" bottom: "data" top: "b2" convolution_param { num_output: 48 kernel_size: 1 } }
+layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }
+layer { name: "cat2" type: "Concat" bottom: "a2" bottom: "b2" top: "cat2" }
+layer { name: "pool" type: "Pooling" bottom: "cat2" top: "pool" pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 } }
+layer { name: "sum" type: "Eltwise" bottom: "cat" bottom: "pool" top: "sum" eltwise_param { operation: SUM } }
+layer { name: "c" type: "Convolution" bottom: "sum" top: "c" convolution_param { num_output: 16 kernel_size: 1 } }
+`;
+  const runEw = (text: string, configtarget: string, cprecision: 'int8' | 'fp16') => {
+    const deploy = readDeploy(text, 'catew.prototxt');
+    return int8Agreement(text, deploy, synthetic(deploy), { configtarget, cprecision, profile: 'fast-math', informat: 'nchw' });
+  };
+
+  it('an element-wise op whose inputs have the same gaps passes them on: INT8 208 + 48 on nv_full as on nv_small, FP16 8 + 48 above 60 dB', async () => {
+    const full = await runEw(ewNet(208), 'nv_full', 'int8');
+    expect(notes(full).map((n) => n.replace(/ so its inputs.*; (.*) read it .*/, ': $1'))).toEqual([
+      'concat-0 (cat): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups,: sum',
+      'concat-1 (cat2): its input 2 starts at channel 208, not a multiple of the 32 channels a feature surface groups,: pool, sum, c',
+    ]);
+    expect(layers(full)).toEqual(['a 208', 'b 48', 'a2 208', 'b2 48', 'pool 256', 'sum 256', 'c 16']);
+    const small = await runEw(ewNet(208), 'nv_small', 'int8');
+    expect(dbOf(full)).toEqual(dbOf(small));
+    expect(below(full.rows, 30)).toEqual([]);
+    const fp16 = await runEw(ewNet(8), 'nv_full', 'fp16');
+    expect(below(fp16.rows, 60)).toEqual([]);
+  }, 60_000);
+
+  it('an element-wise op whose other input has no gaps is refused, naming the concat and the op', async () => {
+    const text = ewNet(208).replace('bottom: "cat" bottom: "pool"', 'bottom: "cat" bottom: "cat"').replace(/layer \{ name: "cat" type[^\n]*\n/, 'layer { name: "cat" type: "Concat" bottom: "a" bottom: "b" top: "cat" }\nlayer { name: "flat" type: "Convolution" bottom: "data" top: "flat" convolution_param { num_output: 256 kernel_size: 1 } }\n').replace('bottom: "cat" bottom: "cat"', 'bottom: "cat" bottom: "flat"');
+    const deploy = readDeploy(text, 'catew.prototxt');
+    const { compileNvdla } = await import('../compile');
+    const r = compileNvdla(deploy, synthetic(deploy), { configtarget: 'nv_full', cprecision: 'int8', informat: 'nchw' });
+    expect(r.bytes).toBeNull();
+    expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([
+      expect.stringMatching(/^Concat 'cat': its input 2 starts at channel 208, .*; 'sum' \(SDP_ELEMENTWISE\) reads it with another input that does not have the same gap channels, which cannot skip the gap channels/),
+    ]);
+  });
+
   it('a reader that mixes channels (LRN) is refused, naming the concat and the reader', async () => {
     const text = net(208).replace(/layer \{ name: "pool" [^\n]*/, 'layer { name: "pool" type: "LRN" bottom: "cat" top: "pool" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }');
     const deploy = readDeploy(text, 'cat.prototxt');

@@ -24,10 +24,6 @@ const REFUSALS: Record<string, RegExp> = {
   'activations-nv_full-int8-basic': /Sigmoid 'sig' in INT8: NVDLA has no INT8 lookup table for it/,
   'activations-nv_full-int8-fast-math': /Sigmoid 'sig' in INT8: NVDLA has no INT8 lookup table for it/,
   'activations-nv_small-int8-fast-math': /Sigmoid 'sig' needs the SDP lookup table, which nv_small does not have/,
-  // 16 + 16 + 16 channels in INT8 on nv_full (32-channel groups): the second input starts mid group,
-  // so the concat is laid out with gaps (engine/concat-gaps.ts), which the Scale after the pooling cannot skip
-  'concat-prod-nv_full-int8-basic': /Concat 'cat': its input 2 starts at channel 16, not a multiple of the 32 channels .*; 's' \(SDP_SCALE\) reads it through 'p', which cannot skip the gap channels/,
-  'concat-prod-nv_full-int8-fast-math': /Concat 'cat': its input 2 starts at channel 16, not a multiple of the 32 channels .*; 's' \(SDP_SCALE\) reads it through 'p', which cannot skip the gap channels/,
 };
 
 /** the reference fails; ours compiles, for this reason */

@@ -15,20 +15,31 @@
  * really is (544 channels there, `channelPlaces` naming each Caffe channel's place), the buffer is
  * sized for it (suggest.ts aligns the inputs the same way), and the readers are made to skip the
  * gap: a convolution or fully connected layer gets its weights widened to the surface's channels
- * with zeros for the gap channels (whatever the gap holds then adds nothing), a pooling reads and
- * writes channel by channel, so its output has the same gaps and its own readers are treated the
- * same way. A reader that mixes channels otherwise (LRN, element-wise, another concat, a grouped
- * convolution, an SDP with per-channel data, the CPU) or a gapped network output is refused,
- * naming both layers.
+ * with zeros for the gap channels (whatever the gap holds then adds nothing). The readers that work
+ * channel by channel pass the gaps on (their output has the same gaps, and its own readers are
+ * treated the same way): a pooling; an SDP op (Scale, bias, BatchNorm, activation, NOP) with its
+ * per-channel data widened to the surface (scale and bias 0 for the gap channels, BatchNorm mean 0
+ * and the largest real variance, see widenSdpData; per-layer data stays as it is); an element-wise
+ * op whose two inputs have the same gaps (two concats laid out alike, or a concat and a pooling of
+ * it: it waits until both inputs are reached). A gapped network output is written in Caffe's
+ * channel order by a 1x1 convolution with identity weights added before it (compactNetworkOutput).
+ * A reader that mixes channels otherwise (LRN, another concat, a grouped convolution), an SDP op
+ * with data per element, the CPU, or an element-wise op whose other input lacks the same gaps is
+ * refused, naming both layers.
  *
  * The gap channels are never written on purpose: they hold the padding channels of the input
  * before the gap or what the buffer held before. Times a zero weight that is 0 in INT8, and in
  * FP16 for every finite value (the engines write FP16 saturated, so no earlier tensor leaves an
- * infinity or a NaN there).
+ * infinity or a NaN there). Past a channel-wise reader they hold what it made of them: 0 after a
+ * scale, themselves after a bias, themselves times the smallest real multiplier after a
+ * batch-norm, an activation's, a pooling's or a sum's finite result; the INT8 requantisation of
+ * the real channels is unchanged (no gap value in the per-channel data is larger than the real ones).
  */
 import type { EngineGraphEditor } from './graph';
+import type { Dims4 } from '../network/model';
 import type { EngineEdge, EngineNode } from './model';
-import { floatBlob } from './weights';
+import { convStateDefaults, defaultX1, sdpCommon } from './factory';
+import { floatBlob, type WeightBlob } from './weights';
 
 export interface ConcatGapsResult {
   /** one line per concat laid out with gaps, for the pass notes */
@@ -52,8 +63,15 @@ export function concatChannelStarts(channels: readonly number[], perGroup: numbe
  * Lays out every engine-graph channel concat with a mid-group input as described above.
  * `perGroup`: channels per group of the feature surfaces; `layerOf`: a node's layer name for messages.
  */
-export function placeConcatInputsOnGroups(ed: EngineGraphEditor, perGroup: number, layerOf: (n: EngineNode) => string, reject: ConcatGapReject): ConcatGapsResult {
+export function placeConcatInputsOnGroups(
+  ed: EngineGraphEditor,
+  perGroup: number,
+  layerOf: (n: EngineNode) => string,
+  reject: ConcatGapReject,
+  precision: { int8: boolean; perFilter: boolean },
+): ConcatGapsResult {
   const notes: string[] = [];
+  const elementWise: ElementWiseState = { passed: new Set(), waiting: new Map() };
   for (const node of [...ed.graph.nodes]) {
     const p = node.params;
     if (p.kind !== 'concat' || p.axis !== 'C' || !p.canonicalInputs) continue;
@@ -76,9 +94,13 @@ export function placeConcatInputsOnGroups(ed: EngineGraphEditor, perGroup: numbe
     const out = ed.edge(node.outputEdges[0]!);
     const readers = new Set<string>();
     widenTensor(out, places, total);
-    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers });
-    notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through`);
+    const compactions: string[] = [];
+    visitReaders(ed, out, places, total, { concat, why, layerOf, reject, concatNode: node, readers, ...precision, compactions, elementWise });
+    const compacted = compactions.length ? `; ${compactions.join('; ')}` : '';
+    notes.push(`${node.name} (${concat}): ${why}, so its inputs start at surface channels ${starts.join(', ')} (${total} channels with the gaps, ${places.length} in Caffe); ${[...readers].join(', ')} read it with zero weights for the gap channels or pass them through${compacted}`);
   }
+  // an element-wise op one of whose inputs never got the same gaps
+  for (const refuse of elementWise.waiting.values()) refuse();
   return { notes };
 }
 
@@ -102,15 +124,29 @@ interface VisitContext {
   reject: ConcatGapReject;
   concatNode: EngineNode;
   readers: Set<string>;
+  int8: boolean;
+  perFilter: boolean;
+  /** the identity convolutions made to write gapped network outputs in Caffe's channel order */
+  compactions: string[];
+  elementWise: ElementWiseState;
+}
+
+/** element-wise ops reached through a gapped input: passed on, or waiting for their other input's gaps (with the refusal if they never come) */
+interface ElementWiseState {
+  passed: Set<string>;
+  waiting: Map<string, () => never>;
 }
 
 /** `via`: the poolings between the concat and `e`, in order */
-function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], total: number, cx: VisitContext, via: string[] = []): void {
+function visitReaders(ed: EngineGraphEditor, gapped: EngineEdge, places: number[], total: number, cx: VisitContext, via: string[] = []): void {
+  let e = gapped;
   const through = via.length ? ` through ${via.map((v) => `'${v}'`).join(', ')}` : '';
   const refuse = (what: string) =>
     cx.reject(cx.concatNode, `Concat '${cx.concat}': ${cx.why}, so NPU Studio places its inputs on group boundaries with gap channels between them; ${what}, which cannot skip the gap channels (make the inputs before '${cx.concat}' multiples of the group, or compile it in another precision or for another target)`);
-  if (e.bind) refuse(`its output${through} is a network output ('${e.tensor!.name}')`);
-  for (const id of e.targets) {
+  // the readers the gapped tensor had (not the compacting convolution made for a network output)
+  const readers = [...e.targets];
+  if (e.bind) e = compactNetworkOutput(ed, e, places, total, cx);
+  for (const id of readers) {
     const n = ed.node(id);
     const layer = cx.layerOf(n);
     const p = n.params;
@@ -118,7 +154,27 @@ function visitReaders(ed: EngineGraphEditor, e: EngineEdge, places: number[], to
       if (p.conv.numGroups !== 1) refuse(`'${layer}', reading it${through}, is a grouped convolution (${p.conv.numGroups} groups)`);
       widenWeights(ed, n, places, total);
       cx.readers.add(layer);
-    } else if (p.kind === 'pdp') {
+    } else if (p.kind === 'pdp' || p.kind === 'sdp-scale' || p.kind === 'sdp-bias' || p.kind === 'sdp-bn' || p.kind === 'sdp-act' || p.kind === 'sdp-nop') {
+      if (p.kind !== 'pdp' && p.sdp.x1.mode === 'PER_ELEMENT') refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has data per element`);
+      widenSdpData(ed, n, places, total, (what) => refuse(`'${layer}' (${n.engineOpType}), reading it${through}, has ${what}`));
+      const out = ed.edge(n.outputEdges[0]!);
+      widenTensor(out, places, total);
+      cx.readers.add(layer);
+      visitReaders(ed, out, places, total, cx, [...via, layer]);
+    } else if (p.kind === 'sdp-ew') {
+      // both inputs with the same gaps: channel by channel, the gaps passed on (as a pooling)
+      if (cx.elementWise.passed.has(n.id)) continue;
+      const others = n.inputEdges.map((id) => ed.edge(id).tensor!).filter((t) => t !== e.tensor);
+      const same = (t: { dims: { c: number }; channelPlaces?: number[] }) => t.dims.c === total && t.channelPlaces !== undefined && t.channelPlaces.length === places.length && t.channelPlaces.every((at, i) => at === places[i]);
+      const mixed = () => refuse(`'${layer}' (${n.engineOpType}) reads it${through} with another input that does not have the same gap channels`);
+      if (!others.every(same)) {
+        if (others.some((t) => t.channelPlaces)) mixed();
+        cx.elementWise.waiting.set(n.id, mixed);
+        cx.readers.add(layer);
+        continue;
+      }
+      cx.elementWise.waiting.delete(n.id);
+      cx.elementWise.passed.add(n.id);
       const out = ed.edge(n.outputEdges[0]!);
       widenTensor(out, places, total);
       cx.readers.add(layer);
@@ -149,4 +205,119 @@ function widenWeights(ed: EngineGraphEditor, n: EngineNode, places: number[], to
     const t = ed.edge(id).tensor;
     if (t && t.type === 'WEIGHT') t.dims = { ...t.dims, c: total };
   }
+}
+
+/**
+ * An SDP op's per-channel data over the gapped channels (per-layer data stays as it is): scale and
+ * bias 0 for the gap channels, so the op writes 0 there; batch-norm mean 0 and the largest variance
+ * of the real channels, so the gap channels are multiplied by the smallest real 1/sqrt(var + eps)
+ * (finite, and the INT8 conversion's common shift, set by the largest multiplier, is unchanged;
+ * a variance of 0 would make the gap's multiplier 1/sqrt(eps), the largest, and cost the real
+ * channels precision). Readers further on skip the gap channels whatever they hold.
+ */
+function widenSdpData(ed: EngineGraphEditor, n: EngineNode, places: number[], total: number, refuse: (what: string) => never): void {
+  const p = n.params;
+  const widen = (blob: WeightBlob, dims: Dims4, what: string, gapValue: number): { blob: WeightBlob; dims: Dims4 } => {
+    if (dims.c === 1 && dims.h === 1 && dims.w === 1) return { blob, dims };
+    if (blob.type !== 'FLOAT') throw new Error(`${n.name}: ${what} data must be float before the gaps are laid out`);
+    if (dims.c !== places.length || dims.h !== 1 || dims.w !== 1 || blob.count !== places.length) refuse(`${what} data of ${dims.n}x${dims.c}x${dims.h}x${dims.w} for ${places.length} channels`);
+    const raw = blob.values as Float32Array;
+    const wide = new Float32Array(total).fill(gapValue);
+    places.forEach((at, i) => (wide[at] = raw[i]!));
+    return { blob: floatBlob(wide), dims: { ...dims, c: total } };
+  };
+  let auxDims: Dims4 | null = null;
+  if (p.kind === 'sdp-scale') {
+    const w = widen(p.rawScaleData, p.scaleDims, 'scale', 0);
+    p.rawScaleData = w.blob;
+    p.scaleDims = auxDims = w.dims;
+  } else if (p.kind === 'sdp-bias') {
+    const w = widen(p.rawBiasData, p.biasDims, 'bias', 0);
+    p.rawBiasData = w.blob;
+    p.biasDims = auxDims = w.dims;
+  } else if (p.kind === 'sdp-bn') {
+    const variance = p.rawVarianceData.values as Float32Array;
+    let largest = variance[0] ?? 1;
+    for (const v of variance) if (v > largest) largest = v;
+    const m = widen(p.rawMeanData, p.meanDims, 'batch-norm mean', 0);
+    const v = widen(p.rawVarianceData, p.varianceDims, 'batch-norm variance', largest);
+    p.rawMeanData = m.blob;
+    p.rawVarianceData = v.blob;
+    p.meanDims = m.dims;
+    p.varianceDims = v.dims;
+    p.batchNormDims = auxDims = { ...p.batchNormDims, c: m.dims.c };
+  }
+  if (!auxDims) return;
+  for (const id of n.auxEdges) {
+    const t = ed.edge(id).tensor;
+    if (t) t.dims = { ...auxDims };
+  }
+}
+
+/**
+ * A gapped network output: whoever wrote it writes a new gapped tensor instead, and a 1x1
+ * convolution with identity weights (zero for the gap channels) writes the bound output in Caffe's
+ * channel order, through the SDP op a convolution without bias gets (a NOP in FP16, a unit scale
+ * for the INT8 requantisation). Returns the gapped edge, which now carries the output's readers.
+ */
+function compactNetworkOutput(ed: EngineGraphEditor, out: EngineEdge, places: number[], total: number, cx: VisitContext): EngineEdge {
+  const t = out.tensor!;
+  const c = places.length;
+  const compact = { ...t, dims: { ...t.dims, c }, channelScales: t.channelScales.length ? places.map((at) => t.channelScales[at]!) : [] };
+  delete compact.channelPlaces;
+  const gapped = ed.addDataEdge(null, null, { ...t, dims: { ...t.dims }, type: 'IO', channelScales: [...t.channelScales], channelPlaces: [...places] });
+  const replace = (ids: string[]) => ids.map((id) => (id === out.id ? gapped.id : id));
+  for (const id of [...out.sources]) {
+    const n = ed.node(id);
+    ed.removeNodeFromEdge(out, 'first', n);
+    ed.appendNodeToEdge(gapped, 'first', n);
+    n.outputEdges = replace(n.outputEdges);
+  }
+  for (const id of [...out.targets]) {
+    const n = ed.node(id);
+    ed.removeNodeFromEdge(out, 'second', n);
+    ed.appendNodeToEdge(gapped, 'second', n);
+    n.inputEdges = replace(n.inputEdges);
+  }
+  const writer = gapped.sources[0] !== undefined ? ed.node(gapped.sources[0]) : null;
+  const origins = writer?.origins ?? cx.concatNode.origins;
+  const weights = new Float32Array(c * total);
+  places.forEach((at, k) => (weights[k * total + at] = 1));
+  const weightDims = { n: c, c: total, h: 1, w: 1 };
+  const conv = ed.addNode('dc-conv-', 'CONVOLUTION_CONV', null, origins, {
+    kind: 'conv',
+    conv: {
+      convMode: 'DIRECT',
+      hasBiasTerm: false,
+      weightDims,
+      topLeftPadding: { h: 0, w: 0 },
+      bottomRightPadding: { h: 0, w: 0 },
+      paddingValue: 0,
+      stride: { h: 1, w: 1 },
+      dilation: { h: 1, w: 1 },
+      numGroups: 1,
+      rawWeights: floatBlob(weights),
+      ...convStateDefaults(),
+    },
+  });
+  ed.addDataEdge(null, conv, { name: ed.newAuxTensorName(), dims: { ...weightDims }, type: 'WEIGHT', dataFormat: 'NCHW', channelScales: [] });
+  let sdp: EngineNode;
+  if (cx.int8) {
+    // as NodeFactory.jointSDP for a convolution without bias in INT8
+    const scaleDims = { n: 1, c: cx.perFilter ? c : 1, h: 1, w: 1 };
+    const common = sdpCommon();
+    common.x1 = defaultX1('SDP_SCALE', { mode: cx.perFilter ? 'PER_CHANNEL' : 'PER_LAYER' });
+    sdp = ed.addNode('sdp-scale-', 'SDP_SCALE', null, origins, { kind: 'sdp-scale', sdp: common, scaleDims, rawScaleData: floatBlob(new Float32Array(scaleDims.c).fill(1)), unitScale: false, dlaScaleData: null });
+    ed.addDataEdge(null, sdp, { name: ed.newAuxTensorName(), dims: { ...scaleDims }, type: 'SCALE', dataFormat: 'NCHW', channelScales: [] });
+  } else {
+    sdp = ed.addNode('sdp-nop-', 'SDP_NOP', null, origins, { kind: 'sdp-nop', sdp: sdpCommon() });
+  }
+  ed.appendNodeToEdge(gapped, 'second', conv);
+  ed.addDataEdge(conv, sdp, { ...compact, dims: { ...compact.dims }, type: 'STREAM', dataFormat: 'NCHW', channelScales: [...compact.channelScales] });
+  out.tensor = compact;
+  ed.appendNodeToEdge(out, 'first', sdp);
+  ed.populateEdgePorts(conv);
+  ed.populateEdgePorts(sdp);
+  cx.compactions.push(`the network output '${t.name}' written in Caffe's channel order by ${conv.name} (1x1, identity weights) and ${sdp.name}`);
+  return gapped;
 }

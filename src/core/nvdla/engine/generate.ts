@@ -325,6 +325,7 @@ class Generator extends NodeFactory {
           upstreamBehaviour: 'wrong-result',
           studio: 'NPU Studio places the inputs on group boundaries and widens the readers\' weights with zeros for the gap; it refuses readers that cannot skip the gap',
         }),
+      { int8: this.int8, perFilter: this.profile.quantizationMode === 'PER_FILTER' },
     );
     for (const note of gaps.notes) this.diagnostics.push({ severity: 'info', stage: 'engine', message: note });
     // N = 1 for every non-bindable, non-aux tensor
