@@ -6,6 +6,7 @@ import { cancelLayout, graphBack, openGraph, preferredGraph, selectNode, showGra
 import { subgraphLinks, type SubgraphLink } from '../panels/subgraph-links';
 import type { GraphNode } from '../../core/graph/model';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
+import { warmCanvasFor } from '../graph/canvas-pool';
 import { FindBar } from './FindBar';
 import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, usePartitionLifecycle } from '../partition/PartitionHost';
 import { useOriginsGraphProps } from '../origins/OriginsPanel';
@@ -157,6 +158,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
           </div>
         )}
         <AssignBar doc={doc} />
+        {doc.loading && !current && <CanvasWarmer />}
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
       </div>
       <PartitionDockHost doc={doc} theme={theme} />
@@ -194,6 +196,23 @@ function BodyChooser({ node, links, onPick }: { node: GraphNode; links: Subgraph
     </div>
   );
 }
+
+/**
+ * While the first graph of a pane is laid out: the canvas it will be drawn on is made and its
+ * pixels allocated now (graph/canvas-pool.ts), in a task of its own, not in the first frame's.
+ * Covers the graph host exactly, as the GraphView will.
+ */
+function CanvasWarmer() {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if (ref.current) warmCanvasFor(ref.current);
+    }, 0);
+    return () => clearTimeout(t);
+  }, []);
+  return <div ref={ref} aria-hidden="true" style={WARMER_STYLE} />;
+}
+const WARMER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', pointerEvents: 'none', visibility: 'hidden' };
 
 /** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
 function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {
