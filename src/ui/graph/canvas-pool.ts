@@ -9,7 +9,17 @@
  * GraphView that mounts next takes it (`takeCanvas`) and its first frame only draws. A view gives
  * its canvas back when it goes (`releaseCanvas`), so the next graph of the pane (another subgraph,
  * the other direction) finds one of the right size too.
+ *
+ * The first text drawn in a font pays for loading and shaping it (18-36 ms for the bold title
+ * font on that machine), so the warm-up also draws the renderer's fonts once each, one font per
+ * task, on the spare canvas while nobody uses it.
  */
+import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from '../../core/graph/view/labels';
+import { ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
+
+/** the fonts the renderer draws with, and text with the characters it draws (ASCII, shapes, rows, ellipsis) */
+const FONTS = [TITLE_FONT, SUBTITLE_FONT, EDGE_LABEL_FONT, ROW_BOLD_FONT, ROW_FONT];
+const SAMPLE = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')} \u00d7\u27e8\u27e9\u2026`;
 
 /** The canvas bitmap size for an element: what GraphView sizes its canvas to (CSS pixels rounded, times the device pixel ratio). */
 export function canvasSizeFor(el: Element): { width: number; height: number; cssWidth: number; cssHeight: number; dpr: number } {
@@ -73,4 +83,21 @@ export function warmCanvasFor(host: Element) {
   spare.unshift(c);
   spare.length = Math.min(spare.length, MAX_SPARE);
   performance.measure('npu:view:canvas-warm', { start: t0, end: performance.now() });
+  warmFonts(c, 0);
+}
+
+/** Draws font `k` (and then the next ones, a task each) on a spare canvas, then clears it; stops once a view took the canvas. */
+function warmFonts(c: HTMLCanvasElement, k: number) {
+  if (k >= FONTS.length) return;
+  setTimeout(() => {
+    if (!spare.includes(c)) return;
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    const t0 = performance.now();
+    ctx.font = FONTS[k]!;
+    ctx.fillText(SAMPLE, 0, 20);
+    ctx.clearRect(0, 0, c.width, 40);
+    performance.measure('npu:view:font-warm', { start: t0, end: performance.now() });
+    warmFonts(c, k + 1);
+  }, 0);
 }

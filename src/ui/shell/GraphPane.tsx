@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
+import { forwardRef, useDeferredValue, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { setInplace, useLayout } from './layout';
 import { DocOptions } from './DocOptions';
 import { useStudio, activeDoc } from '../store';
@@ -66,12 +66,20 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
     if (doc && wanted && wanted !== doc.graphId && !doc.loading) void showGraph(doc.id, wanted);
   }, [doc?.id, doc?.graphId, wanted, inplace]);
 
+  // a new view mounts in a deferred render: the store's update (a synchronous render of every
+  // subscriber) stays short, and the view's render, its commit and its effects (canvas sizing,
+  // first placement) come after it in tasks of their own instead of one long task of the
+  // 100,000-operator open
+  // (another tab's view shows at once: the deferred one belongs to the document it came with)
+  const deferredView = useDeferredValue(doc?.view ?? null);
+  const deferredDocId = useDeferredValue(doc?.id ?? null);
+
   if (!doc) return null;
   // a graph shown another way (in-place layers as nodes) is not a subgraph of its own
   const graphs = doc.summary.graphs.filter((g) => !g.unfoldedOf);
   const baseId = doc.summary.graphs.find((g) => g.id === doc.graphId)?.unfoldedOf ?? doc.graphId;
   const unfoldable = doc.summary.graphs.some((g) => g.unfoldedOf === baseId);
-  const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
+  const current = deferredDocId === doc.id ? deferredView : doc.view;
 
   const openSubgraph = async (index: number) => {
     const node = current?.graph.nodes[index];
