@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeStrings, packGraph, StringTableBuilder, unpackGraph, CATEGORIES } from './pack';
-import { decodePackTextSliced, packedGraph, packStrings, readPackedGraphSliced } from './packed-graph';
+import { decodePackTextSliced, packedGraph, packOf, packStrings, readPackedGraphSliced } from './packed-graph';
 import { resnetGraph, transformerGraph } from './synthetic';
 import type { Graph, GraphNode, NodeKind } from './model';
 
@@ -60,6 +60,15 @@ describe('packed graph (read on demand)', () => {
     expect(Array.isArray(lazy.nodes)).toBe(true);
     expect(Object.keys(lazy.edges)).toEqual(g.edges.map((_, i) => String(i)));
     expect(lazy.nodes.slice(2, 4)).toEqual([lazy.nodes[2], lazy.nodes[3]]);
+  });
+
+  it('tells its pack (for loops over typed arrays); any other graph has none', () => {
+    const p = packGraph(resnetGraph(10));
+    const lazy = packedGraph(p, decodeStrings(p.strings));
+    expect(packOf(lazy)).toBe(p);
+    expect(packOf(unpackGraph(p))).toBeUndefined();
+    const ends = lazy.edges.map((e) => [e.from, e.to]);
+    expect(ends).toEqual(Array.from(p.edgeFrom, (f, e) => [f, p.edgeTo[e]]));
   });
 
   it('is read-only: writing an element throws', () => {

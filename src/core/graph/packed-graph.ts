@@ -96,6 +96,18 @@ export function packStrings(t: StringTable, text: string): readonly string[] {
   return lazyArray(Math.max(0, offs.length - 1), (i) => text.slice(offs[i]!, offs[i + 1]!), false);
 }
 
+/** the pack a `packedGraph` was read from */
+const packs = new WeakMap<Graph, GraphPack>();
+
+/**
+ * The pack behind a Graph `packedGraph` made (undefined for any other Graph): loops over many
+ * edges or nodes read its typed arrays (`edgeFrom`, `edgeTo`, `kind`...) instead of making the
+ * objects.
+ */
+export function packOf(graph: Graph): GraphPack | undefined {
+  return packs.get(graph);
+}
+
 /**
  * The slim Graph of a pack (what `unpackGraph` gives: no ports, attributes or constants; see
  * `packedNodeRows`), its nodes and edges made as they are read. `strings` is the pack's string
@@ -124,13 +136,15 @@ export function packedGraph(p: GraphPack, strings: readonly string[]): Graph {
     return n;
   };
   const edge = (e: number): GraphEdge => ({ from: p.edgeFrom[e]!, to: p.edgeTo[e]!, tensor: p.edgeTensor[e]!, name: strings[p.edgeName[e]!]!, label: strings[p.edgeLabel[e]!]! });
-  return {
+  const graph: Graph = {
     id: p.id,
     name: p.name,
     nodes: lazyArray(p.nodeId.length, node, true),
     edges: lazyArray(p.edgeFrom.length, edge, true),
     stats: p.stats,
   };
+  packs.set(graph, p);
+  return graph;
 }
 
 /**
