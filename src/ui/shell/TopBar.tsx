@@ -147,7 +147,12 @@ function TabStrip({ docs, activeId }: { docs: Doc[]; activeId: string | null }) 
       el.removeEventListener('scroll', measure);
     };
   }, [measure]);
-  useEffect(measure, [docs.length, activeId, measure]);
+  // at the next frame: reading the strip's widths forces a layout of the page, which in the commit
+  // that adds a tab (its effects run in that task) made one long task of the render and the layout
+  useEffect(() => {
+    const frame = requestAnimationFrame(measure);
+    return () => cancelAnimationFrame(frame);
+  }, [docs.length, activeId, measure]);
   const overflowing = cues.left || cues.right;
   return (
     <>
