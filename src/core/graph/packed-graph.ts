@@ -11,7 +11,7 @@
  *
  * The Graph keeps its type (`nodes: GraphNode[]`): `nodes`, `edges` and `strings` are arrays
  * behind a Proxy that makes element i on first read (nodes and edges are kept once made, so a
- * node read twice is the same object; a string is cut from the text each time). Indexing, length,
+ * node read twice is the same object; a string is cut from the text once). Indexing, length,
  * iteration, spread and the Array methods (map, forEach, filter, some, includes...) work as on an
  * array. Nothing may write into them (as with the slim graph's frozen ports and attributes).
  */
@@ -46,18 +46,18 @@ function indexKey(key: string | symbol): number {
   if (typeof key !== 'string' || key.length === 0) return -1;
   const c = key.charCodeAt(0);
   if (c < 48 || c > 57) return -1;
+  // (an index key from V8 carries its number: no string is made to check it)
   const i = Number(key);
-  return Number.isInteger(i) && String(i) === key ? i : -1;
+  return Number.isInteger(i) ? i : -1;
 }
 
 /**
  * A read-only array of `count` elements whose element i is `make(i)`, made on first read and
- * kept when `keep` (an array behind a Proxy: the target holds the elements made so far).
+ * kept (an array behind a Proxy: the target holds the elements made so far).
  */
-function lazyArray<T>(count: number, make: (i: number) => T, keep: boolean): T[] {
+function lazyArray<T>(count: number, make: (i: number) => T): T[] {
   const target = new Array<T>(count);
   const element = (i: number): T => {
-    if (!keep) return make(i);
     let v = target[i];
     if (v === undefined) target[i] = v = make(i);
     return v;
@@ -90,10 +90,11 @@ function lazyArray<T>(count: number, make: (i: number) => T, keep: boolean): T[]
   });
 }
 
-/** The strings of a table read from its decoded text (`decodePackTextSliced`): string i is cut when read. */
+/** The strings of a table read from its decoded text (`decodePackTextSliced`): string i is cut when first read. */
 export function packStrings(t: StringTable, text: string): readonly string[] {
   const offs = t.offsets;
-  return lazyArray(Math.max(0, offs.length - 1), (i) => text.slice(offs[i]!, offs[i + 1]!), false);
+  // kept once cut: the renderer reads the texts on screen every frame
+  return lazyArray(Math.max(0, offs.length - 1), (i) => text.slice(offs[i]!, offs[i + 1]!));
 }
 
 /** the pack a `packedGraph` was read from */
@@ -139,8 +140,8 @@ export function packedGraph(p: GraphPack, strings: readonly string[]): Graph {
   const graph: Graph = {
     id: p.id,
     name: p.name,
-    nodes: lazyArray(p.nodeId.length, node, true),
-    edges: lazyArray(p.edgeFrom.length, edge, true),
+    nodes: lazyArray(p.nodeId.length, node),
+    edges: lazyArray(p.edgeFrom.length, edge),
     stats: p.stats,
   };
   packs.set(graph, p);
