@@ -23,6 +23,7 @@ const UI_MAY_USE = [
   'src/core/graph/model\\.ts$', // the Graph types every view draws
   'src/core/graph/layout-types\\.ts$', // layout result types
   'src/core/graph/pack\\.ts$', // unpacking the graph the worker packed (typed arrays -> objects)
+  'src/core/graph/packed-graph\\.ts$', // reading the packed graph's nodes and edges on demand (typed arrays -> objects as read)
   'src/core/graph/view/', // the renderer's DOM-free geometry: hit test, keyboard navigation, labels, scene
   'src/core/systrace/model\\.ts$', // the profile's data types and the layer / phase name constants
 ];

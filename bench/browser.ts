@@ -9,7 +9,8 @@
  *   as a person's pick or drop gives; the drop handler calls the same code): from the input's
  *   `change` event to the first frame drawn for that graph (ours: the canvas; Netron: its SVG
  *   shown, after one more animation frame);
- * - the longest main-thread task during the drop (Long Tasks API) and the renderer process's peak
+ * - the longest main-thread task during the drop (Long Tasks API; from the input's `change` event
+ *   on, so Playwright's own setInputFiles work is left out) and the renderer process's peak
  *   resident memory (the page with its workers: /proc, sampled every 50 ms);
  * - pan and zoom at 10,000 and 100,000 operators driven by real input (mouse drag and wheel
  *   through CDP): frames per second (requestAnimationFrame callbacks that ran), redraws per
@@ -186,11 +187,30 @@ interface DropFigures {
 
 async function watchLongTasks(page: Page) {
   await page.evaluate(() => {
-    const w = window as unknown as { __longest: number };
+    const w = window as unknown as { __longest: number; __tasks: [number, number][] };
     w.__longest = 0;
+    w.__tasks = [];
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
+      for (const e of list.getEntries()) {
+        w.__longest = Math.max(w.__longest, e.duration);
+        w.__tasks.push([e.startTime, e.duration]);
+      }
     }).observe({ type: 'longtask', buffered: false });
+  });
+}
+
+/**
+ * The longest task of the open: those still running at the input's `change` event or later.
+ * Playwright's setInputFiles makes the page's File objects in a task of its own before that event
+ * (its injected script, 50-120 ms on a loaded machine), which a person's pick does not run.
+ */
+async function longestSinceChange(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const w = window as unknown as { __t0?: number; __longest: number; __tasks: [number, number][] };
+    if (w.__t0 === undefined) return w.__longest;
+    let m = 0;
+    for (const [start, ms] of w.__tasks) if (start + ms >= w.__t0) m = Math.max(m, ms);
+    return m;
   });
 }
 
@@ -201,9 +221,10 @@ async function watchLongTasks(page: Page) {
  */
 async function openAndTime(page: Page, input: string, file: string, app: 'ours' | 'netron', operators: number, timeoutMs: number): Promise<number | null> {
   await page.evaluate(() => {
-    const w = window as unknown as { __t0?: number; __longest: number };
+    const w = window as unknown as { __t0?: number; __longest: number; __tasks: [number, number][] };
     delete w.__t0;
     w.__longest = 0;
+    w.__tasks = [];
     document.addEventListener('change', () => (w.__t0 = performance.now()), { capture: true, once: true });
   });
   const done = page.evaluate(
@@ -259,7 +280,7 @@ async function dropOurs(page: Page, file: string, operators: number, beforeDrop?
       }),
   );
   const peakBytes = peak();
-  const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
+  const longestTaskMs = await longestSinceChange(page);
   return { paintMs, labelsMs, cpu, longestTaskMs, peakBytes };
 }
 
@@ -275,7 +296,7 @@ async function dropNetron(page: Page, file: string): Promise<DropFigures> {
   const peak = sampleMemory();
   const paintMs = await openAndTime(page, '#open-file-dialog', file, 'netron', 0, NETRON_TIMEOUT_S * 1000);
   const peakBytes = peak();
-  const longestTaskMs = await page.evaluate(() => (window as unknown as { __longest: number }).__longest);
+  const longestTaskMs = await longestSinceChange(page);
   if (paintMs === null) {
     // what Netron shows instead of a graph (a message, an error), for the console
     const shown = await page.evaluate(() => `body class "${document.body.className}", message "${document.getElementById('message-text')?.textContent ?? ''}"`);

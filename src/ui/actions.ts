@@ -6,7 +6,7 @@ import { describeError } from '../core/errors';
 import { LayoutCancelled, LayoutWorkerClient, ModelWorkerClient } from './workers';
 import { activeDoc, docLabel, pushAlert, updateDoc, useStudio, type Direction, type Doc } from './store';
 import type { DocumentSummary, InputFile, OpenOptions } from '../worker/api';
-import { unpackGraphSliced } from '../core/graph/pack';
+import { readPackedGraphSliced } from '../core/graph/packed-graph';
 import { useLayout } from './shell/layout';
 import { applySceneLabels, registerPreparedScene } from './graph/prepared';
 import type { GraphLayout } from '../core/graph/layout-types';
@@ -263,7 +263,8 @@ export async function showGraph(docId: string, graphId: string, direction?: Dire
 /**
  * Everything a GraphView needs for one graph, computed off the UI thread: the graph arrives
  * packed (typed arrays) from the model worker, the layout worker lays it out and prepares the
- * scene; the UI thread only unpacks the graph. Used by every pane that shows a graph.
+ * scene; the UI thread only decodes the pack's text (nodes and edges are read from the pack on
+ * demand). Used by every pane that shows a graph.
  */
 export async function prepareGraphView(workerDocId: string, graphId: string, direction: Direction, onProgress?: (phase: string, fraction: number) => void) {
   const { model, layout } = workers();
@@ -272,7 +273,9 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
   const t1 = performance.now();
   const { attributes, weights, names } = useLayout.getState();
   const display = { attributes, weights, names };
-  // the layout worker gets the model worker's copy (transferred on) and starts at once; this thread unpacks its own in slices meanwhile
+  // the layout worker gets the model worker's copy (transferred on) and starts at once; this
+  // thread decodes its copy's text in slices meanwhile, and reads nodes and edges from the pack
+  // when they are asked for (core/graph/packed-graph.ts: no 100,000 objects for the collector)
   onProgress?.('layout', 0);
   // a big graph's edge labels come after its scene: kept until the scene is registered, then put in
   let labelsFor: GraphLayout | null = null;
@@ -282,7 +285,7 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
     else early = labels;
   };
   const preparing = layout.prepareView(forLayout, { direction, nodesep: 20, ranksep: 30 }, display, onProgress, onLabels);
-  const unpacked = unpackGraphSliced(pack, nextTask);
+  const unpacked = readPackedGraphSliced(pack, nextTask);
   const [prepared, { graph, strings }] = await Promise.all([preparing, unpacked]);
   performance.measure('npu:view:graph-request', { start: t0, end: t1 });
   performance.measure('npu:view:prepare', { start: t1, end: performance.now() });

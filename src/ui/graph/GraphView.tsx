@@ -3,7 +3,7 @@
  * through a uniform grid, drops detail when zoomed out, and keeps every node reachable by keyboard
  * through an overlay of transparent, focusable elements (roving tabindex) for the visible nodes.
  */
-import { forwardRef, useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState } from 'react';
+import { forwardRef, useCallback, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { CSSProperties, FocusEvent as ReactFocusEvent, KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent, PointerEvent as ReactPointerEvent, UIEvent as ReactUIEvent } from 'react';
 import { select, zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type Selection, type ZoomBehavior, type ZoomTransform } from 'd3';
 import type { GraphLayout } from '../../core/graph/layout-types';
@@ -17,6 +17,7 @@ import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, t
 import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
 import { onSceneLabels, preparedSceneFor } from './prepared';
+import { canvasSizeFor, releaseCanvas, takeCanvas } from './canvas-pool';
 
 export interface GraphViewProps {
   graph: Graph;
@@ -117,7 +118,8 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 }
 
 const ROOT_STYLE: CSSProperties = { position: 'relative', overflow: 'hidden', width: '100%', height: '100%', outline: 'none', touchAction: 'none' };
-const CANVAS_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', display: 'block' };
+/** the canvas's inline style (set on the element: the canvas is put in place outside React, see canvas-pool.ts) */
+const CANVAS_STYLE_DOM = { position: 'absolute', left: '0px', top: '0px', width: '100%', height: '100%', display: 'block' } as const;
 const TIP_STYLE: CSSProperties = {
   position: 'absolute', left: 0, top: 0, display: 'none', pointerEvents: 'none', zIndex: 2, whiteSpace: 'pre', maxWidth: 480,
   overflow: 'hidden', textOverflow: 'ellipsis', font: '11px -apple-system, "Segoe UI", "Helvetica Neue", Helvetica, Arial, sans-serif',
@@ -128,7 +130,8 @@ const LAYER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, widt
 export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function GraphView(props, ref) {
   const { graph, layout, theme, selected, highlighted, nodeFill, nodeOutline, edgeStyle, onSelect, onHover, onActivate } = props;
   const rootRef = useRef<HTMLDivElement>(null);
-  const canvasRef = useRef<HTMLCanvasElement>(null);
+  /** the canvas drawn on: one made ready while the graph was laid out when there is one (canvas-pool.ts), put in place on mount */
+  const canvasRef = useRef<HTMLCanvasElement | null>(null);
   const layerRef = useRef<HTMLDivElement>(null);
 
   // a scene prepared in the worker (for this graph and layout) saves the UI thread its cost
@@ -431,6 +434,24 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   }), [fit, zoomBy, centerOn, exportSVG, exportPNG, applyTransform]);
 
   // ---------------------------------------------------------------- effects
+  // the canvas: first child of the root, under the tooltip and the focusable layer; given back on unmount
+  useLayoutEffect(() => {
+    const root = rootRef.current;
+    if (!root) return;
+    const { width, height } = canvasSizeFor(root);
+    const canvas = takeCanvas(width, height);
+    canvas.dataset.testid = 'graph-canvas';
+    canvas.setAttribute('aria-hidden', 'true');
+    Object.assign(canvas.style, CANVAS_STYLE_DOM);
+    root.insertBefore(canvas, root.firstChild);
+    canvasRef.current = canvas;
+    return () => {
+      canvasRef.current = null;
+      delete canvas.dataset.zoom;
+      releaseCanvas(canvas);
+    };
+  }, []);
+
   // d3-zoom on the root (wheel, drag); double click is ours (activate)
   useEffect(() => {
     const root = rootRef.current;
@@ -460,12 +481,11 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (!root || !canvas) return;
     const resize = () => {
       const t0 = performance.now();
-      const r = root.getBoundingClientRect();
-      const dpr = window.devicePixelRatio || 1;
-      const width = Math.max(0, Math.round(r.width)), height = Math.max(0, Math.round(r.height));
+      const { width: bw, height: bh, cssWidth: width, cssHeight: height, dpr } = canvasSizeFor(root);
       sizeRef.current = { width, height, dpr };
-      canvas.width = Math.max(1, Math.round(width * dpr));
-      canvas.height = Math.max(1, Math.round(height * dpr));
+      // setting a canvas's size, even to the same value, clears it and makes it allocate its pixels again
+      if (canvas.width !== bw) canvas.width = bw;
+      if (canvas.height !== bh) canvas.height = bh;
       if ((needsFitRef.current || !userMovedRef.current) && width > 0 && height > 0) {
         // first show, or the pane changed size (a dock opened) before the user moved the view
         needsFitRef.current = false;
@@ -715,7 +735,6 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
       onScroll={onScroll}
       data-graph-id={graph.id}
     >
-      <canvas ref={canvasRef} data-testid="graph-canvas" style={CANVAS_STYLE} aria-hidden="true" />
       <div ref={tipRef} role="tooltip" data-testid="graph-tooltip" style={{ ...TIP_STYLE, background: paletteFor(theme).tooltip, color: paletteFor(theme).tooltipText }} />
       <div
         ref={layerRef}

@@ -10,6 +10,7 @@ import { chainText, rowText, sceneText, type Scene } from '../../core/graph/view
 import { traceEdge } from '../../core/graph/view/edge-curve';
 import { BOX, ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
 import type { SceneStyle } from './style';
+import { packOf } from '../../core/graph/packed-graph';
 
 export type Ctx2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
 
@@ -169,11 +170,13 @@ export function drawFrame(ctx: Ctx2D, scene: Scene, style: SceneStyle, f: FrameS
     ctx.strokeStyle = pal.selected;
     ctx.lineWidth = Math.max(1.6, 1.6 * px);
     ctx.beginPath();
+    // only the visible edges can show: the culled list is enough. A graph read from its pack
+    // (the views' own) gives its edges' ends as typed arrays: no edge object is made per frame
+    const pack = packOf(scene.graph);
     const edges = scene.graph.edges;
-    // only the visible edges can show: the culled list is enough
     for (let c = 0; c < ne; c++) {
       const e = ve[c]!;
-      if (edges[e]!.from !== sel && edges[e]!.to !== sel) continue;
+      if (pack ? pack.edgeFrom[e] !== sel && pack.edgeTo[e] !== sel : edges[e]!.from !== sel && edges[e]!.to !== sel) continue;
       const a = offs[e], b = offs[e + 1];
       if (b - a >= 2) traceEdge(pts, a, b, ctx, 0);
     }

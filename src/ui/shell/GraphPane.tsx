@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
+import { forwardRef, useDeferredValue, useEffect, useImperativeHandle, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { setInplace, useLayout } from './layout';
 import { DocOptions } from './DocOptions';
 import { useStudio, activeDoc } from '../store';
@@ -6,6 +6,7 @@ import { cancelLayout, graphBack, openGraph, preferredGraph, selectNode, showGra
 import { subgraphLinks, type SubgraphLink } from '../panels/subgraph-links';
 import type { GraphNode } from '../../core/graph/model';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
+import { warmCanvasFor } from '../graph/canvas-pool';
 import { FindBar } from './FindBar';
 import { AssignBar, PartitionButton, PartitionDockHost, usePartitionColouring, usePartitionLifecycle } from '../partition/PartitionHost';
 import { useOriginsGraphProps } from '../origins/OriginsPanel';
@@ -65,12 +66,20 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
     if (doc && wanted && wanted !== doc.graphId && !doc.loading) void showGraph(doc.id, wanted);
   }, [doc?.id, doc?.graphId, wanted, inplace]);
 
+  // a new view mounts in a deferred render: the store's update (a synchronous render of every
+  // subscriber) stays short, and the view's render, its commit and its effects (canvas sizing,
+  // first placement) come after it in tasks of their own instead of one long task of the
+  // 100,000-operator open
+  // (another tab's view shows at once: the deferred one belongs to the document it came with)
+  const deferredView = useDeferredValue(doc?.view ?? null);
+  const deferredDocId = useDeferredValue(doc?.id ?? null);
+
   if (!doc) return null;
   // a graph shown another way (in-place layers as nodes) is not a subgraph of its own
   const graphs = doc.summary.graphs.filter((g) => !g.unfoldedOf);
   const baseId = doc.summary.graphs.find((g) => g.id === doc.graphId)?.unfoldedOf ?? doc.graphId;
   const unfoldable = doc.summary.graphs.some((g) => g.unfoldedOf === baseId);
-  const current = doc.view && doc.view.graphId === doc.graphId ? doc.view : doc.view;
+  const current = deferredDocId === doc.id ? deferredView : doc.view;
 
   const openSubgraph = async (index: number) => {
     const node = current?.graph.nodes[index];
@@ -157,6 +166,7 @@ export const GraphPane = forwardRef<GraphPaneHandle, GraphPaneProps>(function Gr
           </div>
         )}
         <AssignBar doc={doc} />
+        {doc.loading && !current && <CanvasWarmer />}
         {doc.loading && <Progress startedAt={doc.loading.startedAt} phase={doc.loading.phase} fraction={doc.loading.fraction} />}
       </div>
       <PartitionDockHost doc={doc} theme={theme} />
@@ -194,6 +204,23 @@ function BodyChooser({ node, links, onPick }: { node: GraphNode; links: Subgraph
     </div>
   );
 }
+
+/**
+ * While the first graph of a pane is laid out: the canvas it will be drawn on is made and its
+ * pixels allocated now (graph/canvas-pool.ts), in a task of its own, not in the first frame's.
+ * Covers the graph host exactly, as the GraphView will.
+ */
+function CanvasWarmer() {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if (ref.current) warmCanvasFor(ref.current);
+    }, 0);
+    return () => clearTimeout(t);
+  }, []);
+  return <div ref={ref} aria-hidden="true" style={WARMER_STYLE} />;
+}
+const WARMER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', pointerEvents: 'none', visibility: 'hidden' };
 
 /** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
 function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {

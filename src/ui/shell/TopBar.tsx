@@ -6,9 +6,13 @@ import { exportCurrent } from './exporting';
 import type { GraphPaneHandle } from './GraphPane';
 import { SAMPLE_GROUPS, useSamples } from './samples';
 
-/** the active tab scrolls into the strip's view when it changes (many tabs open) */
+/**
+ * the active tab scrolls into the strip's view when it changes (many tabs open), at the next
+ * frame: scrolling forces a layout of the page, which in the commit that adds a tab made one long
+ * task of its render and that layout
+ */
 function revealTab(el: HTMLDivElement | null) {
-  el?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  if (el) requestAnimationFrame(() => el.isConnected && el.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
 }
 
 export function TopBar({ pane }: { pane: RefObject<GraphPaneHandle | null> }) {
@@ -143,7 +147,12 @@ function TabStrip({ docs, activeId }: { docs: Doc[]; activeId: string | null }) 
       el.removeEventListener('scroll', measure);
     };
   }, [measure]);
-  useEffect(measure, [docs.length, activeId, measure]);
+  // at the next frame: reading the strip's widths forces a layout of the page, which in the commit
+  // that adds a tab (its effects run in that task) made one long task of the render and the layout
+  useEffect(() => {
+    const frame = requestAnimationFrame(measure);
+    return () => cancelAnimationFrame(frame);
+  }, [docs.length, activeId, measure]);
   const overflowing = cues.left || cues.right;
   return (
     <>

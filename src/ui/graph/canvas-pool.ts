@@ -1,0 +1,103 @@
+/**
+ * Graph canvases made ready before a view needs them.
+ *
+ * The first drawing on a freshly sized canvas pays for its pixels (Chromium allocates and clears
+ * the backing store then): 25-130 ms on the UI thread for a 1200x800 canvas on the 2-core bench
+ * machine, which made the first frame of a big graph one long task. While a graph is laid out
+ * (seconds at 100,000 operators) the pane it will be drawn in already has its size, so
+ * `warmCanvasFor` makes a canvas of that size and draws once on it, in a task of its own; the
+ * GraphView that mounts next takes it (`takeCanvas`) and its first frame only draws. A view gives
+ * its canvas back when it goes (`releaseCanvas`), so the next graph of the pane (another subgraph,
+ * the other direction) finds one of the right size too.
+ *
+ * The first text drawn in a font pays for loading and shaping it (18-36 ms for the bold title
+ * font on that machine), so the warm-up also draws the renderer's fonts once each, one font per
+ * task, on the spare canvas while nobody uses it.
+ */
+import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from '../../core/graph/view/labels';
+import { ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
+
+/** the fonts the renderer draws with, and text with the characters it draws (ASCII, shapes, rows, ellipsis) */
+const FONTS = [TITLE_FONT, SUBTITLE_FONT, EDGE_LABEL_FONT, ROW_BOLD_FONT, ROW_FONT];
+const SAMPLE = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')} \u00d7\u27e8\u27e9\u2026`;
+
+/** The canvas bitmap size for an element: what GraphView sizes its canvas to (CSS pixels rounded, times the device pixel ratio). */
+export function canvasSizeFor(el: Element): { width: number; height: number; cssWidth: number; cssHeight: number; dpr: number } {
+  const r = el.getBoundingClientRect();
+  const dpr = window.devicePixelRatio || 1;
+  const cssWidth = Math.max(0, Math.round(r.width)), cssHeight = Math.max(0, Math.round(r.height));
+  return { width: Math.max(1, Math.round(cssWidth * dpr)), height: Math.max(1, Math.round(cssHeight * dpr)), cssWidth, cssHeight, dpr };
+}
+
+/** Canvases nobody draws on, ready (their backing store allocated); few: one per pane size seen last. */
+const spare: HTMLCanvasElement[] = [];
+const MAX_SPARE = 2;
+
+/** Allocates the canvas's pixels now: one drawing operation, then the canvas is blank again. */
+function allocate(canvas: HTMLCanvasElement) {
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  ctx.fillRect(0, 0, 1, 1);
+  ctx.clearRect(0, 0, 1, 1);
+}
+
+/** A blank canvas of this bitmap size: a spare one of that size when there is one, else a new one (allocated on its first drawing). */
+export function takeCanvas(width: number, height: number): HTMLCanvasElement {
+  const i = spare.findIndex((c) => c.width === width && c.height === height);
+  if (i >= 0) {
+    // for the benches: the view starts on a ready canvas
+    performance.mark('npu:view:canvas-ready');
+    return spare.splice(i, 1)[0]!;
+  }
+  const c = spare.pop() ?? document.createElement('canvas');
+  c.width = width;
+  c.height = height;
+  return c;
+}
+
+/** A view's canvas it no longer draws on, kept for the next view (cleared, detached). */
+export function releaseCanvas(canvas: HTMLCanvasElement) {
+  canvas.remove();
+  const ctx = canvas.getContext('2d');
+  if (ctx) {
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+  }
+  spare.unshift(canvas);
+  spare.length = Math.min(spare.length, MAX_SPARE);
+}
+
+/**
+ * Makes a ready canvas of the size a GraphView filling `host` would draw on, unless there is one:
+ * called while a graph is being laid out, so that the allocation is a task of its own.
+ */
+export function warmCanvasFor(host: Element) {
+  const { width, height, cssWidth, cssHeight } = canvasSizeFor(host);
+  if (cssWidth === 0 || cssHeight === 0) return;
+  if (spare.some((c) => c.width === width && c.height === height)) return;
+  const t0 = performance.now();
+  const c = document.createElement('canvas');
+  c.width = width;
+  c.height = height;
+  allocate(c);
+  spare.unshift(c);
+  spare.length = Math.min(spare.length, MAX_SPARE);
+  performance.measure('npu:view:canvas-warm', { start: t0, end: performance.now() });
+  warmFonts(c, 0);
+}
+
+/** Draws font `k` (and then the next ones, a task each) on a spare canvas, then clears it; stops once a view took the canvas. */
+function warmFonts(c: HTMLCanvasElement, k: number) {
+  if (k >= FONTS.length) return;
+  setTimeout(() => {
+    if (!spare.includes(c)) return;
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    const t0 = performance.now();
+    ctx.font = FONTS[k]!;
+    ctx.fillText(SAMPLE, 0, 20);
+    ctx.clearRect(0, 0, c.width, 40);
+    performance.measure('npu:view:font-warm', { start: t0, end: performance.now() });
+    warmFonts(c, k + 1);
+  }, 0);
+}
