@@ -10,9 +10,11 @@
  * its canvas back when it goes (`releaseCanvas`), so the next graph of the pane (another subgraph,
  * the other direction) finds one of the right size too.
  *
- * The first text drawn in a font pays for loading and shaping it (18-36 ms for the bold title
- * font on that machine), so the warm-up also draws the renderer's fonts once each, one font per
- * task, on the spare canvas while nobody uses it.
+ * The first text drawn in a font pays for loading and shaping it, and the first ⟨ ⟩ for the font
+ * fallback search (50-140 ms for the first font on that machine, once per page: Blink's font cache
+ * is shared by every canvas). `warmFontsWhenIdle` (main.tsx) draws the renderer's fonts once each
+ * on a small canvas of its own, one font per idle moment after the studio starts, so no open pays
+ * for them; a pane warm-up draws any font not warmed yet on its spare canvas, a task each.
  */
 import { EDGE_LABEL_FONT, SUBTITLE_FONT, TITLE_FONT } from '../../core/graph/view/labels';
 import { ROW_BOLD_FONT, ROW_FONT } from '../../core/graph/view/node-box';
@@ -86,18 +88,51 @@ export function warmCanvasFor(host: Element) {
   warmFonts(c, 0);
 }
 
+/** Fonts already drawn once in this page (the font cache is per page, not per canvas). */
+const warmedFonts = new Set<string>();
+
+/** Draws `font` once on `ctx` and clears what it drew. */
+function warmFont(ctx: CanvasRenderingContext2D, font: string) {
+  const t0 = performance.now();
+  ctx.font = font;
+  ctx.fillText(SAMPLE, 0, 20);
+  ctx.clearRect(0, 0, ctx.canvas.width, 40);
+  warmedFonts.add(font);
+  performance.measure('npu:view:font-warm', { start: t0, end: performance.now() });
+}
+
 /** Draws font `k` (and then the next ones, a task each) on a spare canvas, then clears it; stops once a view took the canvas. */
 function warmFonts(c: HTMLCanvasElement, k: number) {
-  if (k >= FONTS.length) return;
+  const next = FONTS.findIndex((f, i) => i >= k && !warmedFonts.has(f));
+  if (next < 0) return;
   setTimeout(() => {
     if (!spare.includes(c)) return;
     const ctx = c.getContext('2d');
     if (!ctx) return;
-    const t0 = performance.now();
-    ctx.font = FONTS[k]!;
-    ctx.fillText(SAMPLE, 0, 20);
-    ctx.clearRect(0, 0, c.width, 40);
-    performance.measure('npu:view:font-warm', { start: t0, end: performance.now() });
-    warmFonts(c, k + 1);
+    if (!warmedFonts.has(FONTS[next]!)) warmFont(ctx, FONTS[next]!);
+    warmFonts(c, next + 1);
   }, 0);
+}
+
+/**
+ * Draws the renderer's fonts once each on a small canvas of its own, one font per idle moment
+ * (`requestIdleCallback`, else a timeout), so that the first graph the user opens does not pay for
+ * loading them and for the font fallback search inside the task that draws it.
+ */
+export function warmFontsWhenIdle() {
+  const c = document.createElement('canvas');
+  c.width = 2048;
+  c.height = 40;
+  const ctx = c.getContext('2d');
+  if (!ctx) return;
+  const idle = (f: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(f, { timeout: 2000 }) : setTimeout(f, 50));
+  const step = (k: number) => {
+    const next = FONTS.findIndex((f, i) => i >= k && !warmedFonts.has(f));
+    if (next < 0) return;
+    idle(() => {
+      if (!warmedFonts.has(FONTS[next]!)) warmFont(ctx, FONTS[next]!);
+      step(next + 1);
+    });
+  };
+  step(0);
 }
