@@ -38,7 +38,7 @@
 import type { EngineGraphEditor } from './graph';
 import type { Dims4 } from '../network/model';
 import type { EngineEdge, EngineNode } from './model';
-import { convStateDefaults, defaultX1, sdpCommon } from './factory';
+import { defaultX1, sdpCommon, unpaddedConvParams } from './factory';
 import { floatBlob, type WeightBlob } from './weights';
 
 export interface ConcatGapsResult {
@@ -284,22 +284,7 @@ function compactNetworkOutput(ed: EngineGraphEditor, out: EngineEdge, places: nu
   const weights = new Float32Array(c * total);
   places.forEach((at, k) => (weights[k * total + at] = 1));
   const weightDims = { n: c, c: total, h: 1, w: 1 };
-  const conv = ed.addNode('dc-conv-', 'CONVOLUTION_CONV', null, origins, {
-    kind: 'conv',
-    conv: {
-      convMode: 'DIRECT',
-      hasBiasTerm: false,
-      weightDims,
-      topLeftPadding: { h: 0, w: 0 },
-      bottomRightPadding: { h: 0, w: 0 },
-      paddingValue: 0,
-      stride: { h: 1, w: 1 },
-      dilation: { h: 1, w: 1 },
-      numGroups: 1,
-      rawWeights: floatBlob(weights),
-      ...convStateDefaults(),
-    },
-  });
+  const conv = ed.addNode('dc-conv-', 'CONVOLUTION_CONV', null, origins, { kind: 'conv', conv: unpaddedConvParams(weightDims, false, weights) });
   ed.addDataEdge(null, conv, { name: ed.newAuxTensorName(), dims: { ...weightDims }, type: 'WEIGHT', dataFormat: 'NCHW', channelScales: [] });
   let sdp: EngineNode;
   if (cx.int8) {

@@ -34,6 +34,23 @@ export function convStateDefaults(): Omit<ConvCoreParams, 'convMode' | 'hasBiasT
   };
 }
 
+/** A direct convolution with no padding, stride 1, one group: what a fully connected layer (and a 1x1 channel copy) runs as. */
+export function unpaddedConvParams(weightDims: Dims4, hasBiasTerm: boolean, weights: Float32Array): ConvCoreParams {
+  return {
+    convMode: 'DIRECT',
+    hasBiasTerm,
+    weightDims,
+    topLeftPadding: { h: 0, w: 0 },
+    bottomRightPadding: { h: 0, w: 0 },
+    paddingValue: 0,
+    stride: { h: 1, w: 1 },
+    dilation: { h: 1, w: 1 },
+    numGroups: 1,
+    rawWeights: floatBlob(weights),
+    ...convStateDefaults(),
+  };
+}
+
 export function sdpCommon(): SDPCommonParams {
   return { x1: disabledSubEngine(), x2: disabledSubEngine(), y: disabledSubEngine(), convMode: 'DIRECT', numGroups: 1, outCVT: { scale: 1, truncate: 0, offset: 0, enable: false } };
 }
@@ -122,19 +139,7 @@ export class NodeFactory {
     const p = can.params;
     const node = this.ed.addNode('fc-', 'CONVOLUTION_FC', can.id, can.origins, {
       kind: 'conv',
-      conv: {
-        convMode: 'DIRECT',
-        hasBiasTerm: p.hasBiasTerm,
-        weightDims: { ...p.weightDims },
-        topLeftPadding: { h: 0, w: 0 },
-        bottomRightPadding: { h: 0, w: 0 },
-        paddingValue: 0,
-        stride: { h: 1, w: 1 },
-        dilation: { h: 1, w: 1 },
-        numGroups: 1,
-        rawWeights: floatBlob(p.weights.values ?? new Float32Array(0)),
-        ...convStateDefaults(),
-      },
+      conv: unpaddedConvParams({ ...p.weightDims }, p.hasBiasTerm, p.weights.values ?? new Float32Array(0)),
     });
     this.ed.addDataEdge(null, node, this.auxTensor(p.weightDims, 'WEIGHT'));
     return node;

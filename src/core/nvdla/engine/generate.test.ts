@@ -126,14 +126,17 @@ describe('engine graph: per layer type', () => {
     expect(g.edges.filter((e) => e.aux).map((e) => e.tensor!.type)).toEqual(['BATCH_NORM', 'SCALE', 'BIAS']);
   });
 
-  it('Concat keeps canonical input order; LRN, Eltwise, Softmax, Power, Sigmoid', () => {
-    const g = small(
-      `layer { name: "a" type: "LRN" bottom: "data" top: "a" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
+  // LRN and Sigmoid of the input, their Eltwise MAX, a Concat of the Sigmoid and the MAX, then Power and Softmax (CPU)
+  const CONCAT_NET = `layer { name: "a" type: "LRN" bottom: "data" top: "a" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
        layer { name: "b" type: "Sigmoid" bottom: "data" top: "b" }
        layer { name: "e" type: "Eltwise" bottom: "a" bottom: "b" top: "e" eltwise_param { operation: MAX } }
        layer { name: "cat" type: "Concat" bottom: "b" bottom: "e" top: "cat" }
        layer { name: "p" type: "Power" bottom: "cat" top: "p" power_param { scale: 2 } }
-       layer { name: "s" type: "Softmax" bottom: "p" top: "s" }`,
+       layer { name: "s" type: "Softmax" bottom: "p" top: "s" }`;
+
+  it('Concat keeps canonical input order; LRN, Eltwise, Softmax, Power, Sigmoid', () => {
+    const g = small(
+      CONCAT_NET,
       { cprecision: 'fp16' },
       16, // whole 16-channel FP16 groups: the concat's second input starts on a group boundary
     ).engine!.graph!;
@@ -147,12 +150,7 @@ describe('engine graph: per layer type', () => {
 
   it('a Concat whose second input starts mid channel group (8 + 8 in FP16 on nv_full) read by the CPU (Power) is refused, naming both', () => {
     const r = small(
-      `layer { name: "a" type: "LRN" bottom: "data" top: "a" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 } }
-       layer { name: "b" type: "Sigmoid" bottom: "data" top: "b" }
-       layer { name: "e" type: "Eltwise" bottom: "a" bottom: "b" top: "e" eltwise_param { operation: MAX } }
-       layer { name: "cat" type: "Concat" bottom: "b" bottom: "e" top: "cat" }
-       layer { name: "p" type: "Power" bottom: "cat" top: "p" power_param { scale: 2 } }
-       layer { name: "s" type: "Softmax" bottom: "p" top: "s" }`,
+      CONCAT_NET,
       { cprecision: 'fp16' },
     ).engine!;
     expect(r.graph).toBeNull();
