@@ -357,6 +357,88 @@ class Merger {
 
 type MergeStep = (ed: EngineGraphEditor, nodes: EngineNode[], i: number) => { removed: EngineNode; kept: EngineNode; iod: 'input' | 'output' } | null;
 
+/**
+ * For tests: `verify` recomputes the full order after every cheap update and throws if they
+ * differ; `cheapUpdates` / `fullRecomputes` count which way the order was found.
+ */
+export const mergeOrderCheck = { verify: false, cheapUpdates: 0, fullRecomputes: 0 };
+
+/** what the cheap order update needs to know of a pair before the merge edits it */
+interface PairShape {
+  u: EngineNode;
+  d: EngineNode;
+  /** u's input edges (not aux) list u last: a substitute appended to them takes u's place */
+  uLast: boolean;
+  /** d has one output edge */
+  dOneOut: boolean;
+}
+
+/**
+ * The pair (u, d) at `i` when d is next in the order and u's one edge goes to d alone, being d's
+ * one data input; else null. In the traversal (ordering.ts) d then finishes right after u: nothing
+ * else becomes finishable when u finishes. Upstream's order sorts nodes by finish time, unique per
+ * node, so the node order is the finish sequence.
+ */
+function pairShape(ed: EngineGraphEditor, nodes: EngineNode[], i: number): PairShape | null {
+  const u = nodes[i]!;
+  const d = nodes[i + 1];
+  if (!d || u.downstream.length !== 1) return null;
+  const e = ed.edge(u.downstream[0]!);
+  if (e.aux || e.kind !== 'data' || e.targets.length !== 1 || e.targets[0] !== d.id) return null;
+  let dIn = 0;
+  for (const id of d.upstream) {
+    const x = ed.edge(id);
+    if (x.aux) continue;
+    if (x.id !== e.id) return null;
+    dIn++;
+  }
+  if (dIn !== 1) return null;
+  let uLast = true;
+  for (const id of u.upstream) {
+    const x = ed.edge(id);
+    if (!x.aux && x.targets[x.targets.length - 1] !== u.id) uLast = false;
+  }
+  return { u, d, uLast, dOneOut: d.downstream.length === 1 };
+}
+
+/**
+ * The order after a merge of the pair without re-running the traversal, or null when it cannot
+ * be told so. Every merge of this pass contracts the link u -> d (removing u or d) and/or puts
+ * a new node (`kept`) in the place of `removed`; the traversal then makes the same choices on the
+ * new graph as long as the lists it walks keep their order:
+ * - d removed, 'input': d's output edges go to u, which had only the edge to d;
+ * - d removed, 'output' (after a convolution): the edge u -> d takes d's sinks, the traversal's
+ *   own walk when d has one output edge;
+ * - u removed ('output'): u's input edges drop u and append d, in u's place when u was last;
+ * - a substitute takes over the removed node's edges, appended to its input edges (in its place
+ *   when it was last there: for d always, u's edge going to d alone) and in the same order on its
+ *   output edges; when it replaced u, d may also go ('input', as above).
+ */
+function orderAfterMerge(g: EngineGraph, nodes: EngineNode[], shape: PairShape | null, removed: EngineNode, kept: EngineNode, iod: 'input' | 'output', firstNew: number): EngineNode[] | null {
+  if (!shape) return null;
+  const { u, d } = shape;
+  const added = g.nodes.filter((n) => Number(n.id.slice(2)) >= firstNew);
+  if (added.length === 0) {
+    if (g.nodes.length !== nodes.length - 1) return null;
+    if (removed === u) return iod === 'output' && shape.uLast ? nodes.filter((n) => n !== u) : null;
+    if (removed === d) return iod === 'input' || shape.dOneOut ? nodes.filter((n) => n !== d) : null;
+    return null;
+  }
+  if (added.length !== 1 || added[0] !== kept || (removed !== u && removed !== d)) return null;
+  if (removed === u && !shape.uLast) return null;
+  const live = new Set(g.nodes);
+  // the other node of the pair may have gone only as d after a substitute for u (bias with scale)
+  const other = removed === u ? d : u;
+  if (!live.has(other) && other !== d) return null;
+  const out: EngineNode[] = [];
+  for (const n of nodes) {
+    if (n === removed) out.push(kept);
+    else if (live.has(n)) out.push(n);
+    else if (n !== other) return null;
+  }
+  return out;
+}
+
 /** the upstream do/while: walk, merge one pair, re-walk from the node before it */
 function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], changes: PassChanges, merger: MergeStep): void {
   let nodes = orderedElements(g).nodes;
@@ -366,6 +448,8 @@ function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], change
     let merged = false;
     for (let i = start; i < nodes.length; i++) {
       const prev = i > 0 ? nodes[i - 1]! : nodes[i]!;
+      const firstNew = g.counters.node;
+      const shape = pairShape(ed, nodes, i);
       const r = merger(ed, nodes, i);
       if (!r) continue;
       r.kept.origins = absorb(r.kept.origins, r.removed.origins);
@@ -373,7 +457,19 @@ function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], change
       changes.removed.push(r.removed.id);
       if (!changes.changed.includes(r.kept.id)) changes.changed.push(r.kept.id);
       changes.notes.push(`${r.removed.name} merged into ${r.kept.name}`);
-      nodes = orderedElements(g).nodes;
+      const cheap = orderAfterMerge(g, nodes, shape, r.removed, r.kept, r.iod, firstNew);
+      if (cheap) {
+        nodes = cheap;
+        mergeOrderCheck.cheapUpdates++;
+        if (mergeOrderCheck.verify) {
+          const full = orderedElements(g).nodes.map((n) => n.id).join(' ');
+          const got = nodes.map((n) => n.id).join(' ');
+          if (full !== got) throw new Error(`merge of ${r.removed.name} into ${r.kept.name}: incremental order differs from the full one`);
+        }
+      } else {
+        nodes = orderedElements(g).nodes;
+        mergeOrderCheck.fullRecomputes++;
+      }
       const at = nodes.findIndex((n) => n.id === prev.id);
       start = at >= 0 ? at : 0;
       refreshAfterLocalEdit(g, ctx);
