@@ -17,7 +17,7 @@ import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, t
 import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
 import { onSceneLabels, preparedSceneFor, sceneDrawn } from './prepared';
-import { canvasSize, releaseCanvas, takeCanvas } from './canvas-pool';
+import { canvasSizeFor, releaseCanvas, takeCanvas } from './canvas-pool';
 
 export interface GraphViewProps {
   graph: Graph;
@@ -441,8 +441,8 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   useLayoutEffect(() => {
     const root = rootRef.current;
     if (!root) return;
-    // the canvas made ready for this pane (sized again at the first resize if the pane changed)
-    const canvas = takeCanvas();
+    const { width, height } = canvasSizeFor(root);
+    const canvas = takeCanvas(width, height);
     canvas.dataset.testid = 'graph-canvas';
     canvas.setAttribute('aria-hidden', 'true');
     Object.assign(canvas.style, CANVAS_STYLE_DOM);
@@ -478,19 +478,13 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     };
   }, [requestDraw]);
 
-  // canvas size follows the element (device pixel ratio aware), read from the ResizeObserver's
-  // entries: its first one comes in the frame after the mount, once the page is laid out, so the
-  // mount forces no layout (getBoundingClientRect here cost a mount task tens of ms at 100,000
-  // operators) and sizing, first view and first draw are tasks of their own
+  // canvas size follows the element (device pixel ratio aware)
   useEffect(() => {
     const root = rootRef.current, canvas = canvasRef.current;
     if (!root || !canvas) return;
-    const resize = (entry: ResizeObserverEntry) => {
+    const resize = () => {
       const t0 = performance.now();
-      const box = entry.borderBoxSize?.[0];
-      const { width: bw, height: bh, cssWidth: width, cssHeight: height, dpr } = box
-        ? canvasSize(box.inlineSize, box.blockSize)
-        : canvasSize(entry.contentRect.width, entry.contentRect.height);
+      const { width: bw, height: bh, cssWidth: width, cssHeight: height, dpr } = canvasSizeFor(root);
       sizeRef.current = { width, height, dpr };
       // setting a canvas's size, even to the same value, clears it and makes it allocate its pixels again
       if (canvas.width !== bw) canvas.width = bw;
@@ -503,14 +497,12 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
         updateExtent();
       }
       requestDraw();
-      // the canvas sized to its element (the canvas reset) and the first view placed
+      // the canvas sized to its element (a forced layout, the canvas reset) and the first view placed
       performance.measure('npu:view:resize', { start: t0, end: performance.now() });
     };
-    const ro = new ResizeObserver((entries) => {
-      const last = entries[entries.length - 1];
-      if (last) resize(last);
-    });
+    const ro = new ResizeObserver(resize);
     ro.observe(root);
+    resize();
     return () => ro.disconnect();
   }, [showInitial, requestDraw, updateExtent]);
 

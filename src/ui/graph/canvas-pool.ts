@@ -26,13 +26,8 @@ const SAMPLE = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + 
 /** The canvas bitmap size for an element: what GraphView sizes its canvas to (CSS pixels rounded, times the device pixel ratio). */
 export function canvasSizeFor(el: Element): { width: number; height: number; cssWidth: number; cssHeight: number; dpr: number } {
   const r = el.getBoundingClientRect();
-  return canvasSize(r.width, r.height);
-}
-
-/** The canvas bitmap size for an element of this CSS size (as `canvasSizeFor`, from a size already known, e.g. a ResizeObserver entry's). */
-export function canvasSize(w: number, h: number): { width: number; height: number; cssWidth: number; cssHeight: number; dpr: number } {
   const dpr = window.devicePixelRatio || 1;
-  const cssWidth = Math.max(0, Math.round(w)), cssHeight = Math.max(0, Math.round(h));
+  const cssWidth = Math.max(0, Math.round(r.width)), cssHeight = Math.max(0, Math.round(r.height));
   return { width: Math.max(1, Math.round(cssWidth * dpr)), height: Math.max(1, Math.round(cssHeight * dpr)), cssWidth, cssHeight, dpr };
 }
 
@@ -48,19 +43,18 @@ function allocate(canvas: HTMLCanvasElement) {
   ctx.clearRect(0, 0, 1, 1);
 }
 
-/**
- * A blank canvas: the spare one made or given back last when there is one (most likely the size
- * of the pane asking: `warmCanvasFor` ran for it), else a new one. The view sizes it to its element
- * when it learns that size (a canvas of another size is allocated again then).
- */
-export function takeCanvas(): HTMLCanvasElement {
-  const c = spare.shift();
-  if (c) {
+/** A blank canvas of this bitmap size: a spare one of that size when there is one, else a new one (allocated on its first drawing). */
+export function takeCanvas(width: number, height: number): HTMLCanvasElement {
+  const i = spare.findIndex((c) => c.width === width && c.height === height);
+  if (i >= 0) {
     // for the benches: the view starts on a ready canvas
     performance.mark('npu:view:canvas-ready');
-    return c;
+    return spare.splice(i, 1)[0]!;
   }
-  return document.createElement('canvas');
+  const c = spare.pop() ?? document.createElement('canvas');
+  c.width = width;
+  c.height = height;
+  return c;
 }
 
 /** A view's canvas it no longer draws on, kept for the next view (cleared, detached). */
