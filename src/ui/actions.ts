@@ -277,23 +277,27 @@ export async function prepareGraphView(workerDocId: string, graphId: string, dir
   // thread decodes its copy's text in slices meanwhile, and reads nodes and edges from the pack
   // when they are asked for (core/graph/packed-graph.ts: no 100,000 objects for the collector)
   onProgress?.('layout', 0);
-  // a big graph's edge labels come after its scene: kept until the scene is registered, then put in
-  let labelsFor: GraphLayout | null = null;
-  let early: SceneLabels | null = null;
-  const onLabels = (labels: SceneLabels) => {
-    if (labelsFor) applySceneLabels(labelsFor, labels);
-    else early = labels;
-  };
-  const preparing = layout.prepareView(forLayout, { direction, nodesep: 20, ranksep: 30 }, display, onProgress, onLabels);
+  // a big graph's scene comes without its edge labels: they are asked for once a view has drawn it
+  const preparing = layout.prepareView(forLayout, { direction, nodesep: 20, ranksep: 30 }, display, onProgress, true);
   const unpacked = readPackedGraphSliced(pack, nextTask);
   const [prepared, { graph, strings }] = await Promise.all([preparing, unpacked]);
   performance.measure('npu:view:graph-request', { start: t0, end: t1 });
   performance.measure('npu:view:prepare', { start: t1, end: performance.now() });
-  registerPreparedScene(prepared.layout, prepared.scene, strings);
-  labelsFor = prepared.layout;
-  if (early) applySceneLabels(labelsFor, early);
+  const job = prepared.labelsJob;
+  const requestLabels =
+    job === undefined
+      ? undefined
+      : () => {
+          layout.placeEdgeLabels(job).then(
+            (labels) => {
+              if (labels) applySceneLabels(prepared.layout, labels);
+            },
+            (e: unknown) => console.warn('edge labels not placed', e),
+          );
+        };
+  registerPreparedScene(prepared.layout, prepared.scene, strings, requestLabels);
   // the moment a view's edge labels are in (benches read it)
-  else if (!prepared.labelsLater) performance.mark('npu:view:labels');
+  if (job === undefined) performance.mark('npu:view:labels');
   return { graph, layout: prepared.layout };
 }
 

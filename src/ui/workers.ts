@@ -118,18 +118,30 @@ export class LayoutWorkerClient {
     options: LayoutOptions,
     display: DisplayOptions,
     onProgress?: (phase: string, fraction: number) => void,
-    onLabels?: (labels: SceneLabels) => void,
+    labelsLater?: boolean,
   ): Promise<PreparedView> {
     const api = this.ensure();
     return await new Promise<PreparedView>((resolve, reject) => {
       this.pendingReject = reject;
       api
-        .prepareView(Comlink.transfer(pack, packBuffers(pack)), options, display, onProgress ? Comlink.proxy(onProgress) : undefined, onLabels ? Comlink.proxy(onLabels) : undefined)
+        .prepareView(Comlink.transfer(pack, packBuffers(pack)), options, display, onProgress ? Comlink.proxy(onProgress) : undefined, labelsLater)
         .then(resolve, (e: unknown) => reject(fromWorker(e)))
         .finally(() => {
           if (this.pendingReject === reject) this.pendingReject = null;
         });
     });
+  }
+
+  /**
+   * The edge labels of a scene sent without them (`PreparedView.labelsJob`); null when they are
+   * gone (a cancel since ended the worker that kept them).
+   */
+  async placeEdgeLabels(job: number): Promise<SceneLabels | null> {
+    try {
+      return await this.ensure().placeEdgeLabels(job);
+    } catch (e) {
+      throw fromWorker(e);
+    }
   }
 
   /**

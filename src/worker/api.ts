@@ -349,22 +349,27 @@ export interface ModelWorkerApi {
 export interface PreparedView {
   layout: GraphLayout;
   scene: SceneData;
-  /** the scene has no edge labels yet: they follow (`onLabels` of prepareView) */
-  labelsLater?: boolean;
+  /** the scene has no edge labels yet: `placeEdgeLabels(labelsJob)` places them */
+  labelsJob?: number;
 }
 
 export interface LayoutWorkerApi {
   layout(input: LayoutInput, options: LayoutOptions, onProgress?: (phase: string, fraction: number) => void): Promise<GraphLayout>;
   /**
    * Node boxes for the display choice, layout and scene of a packed graph (the pack is transferred
-   * in). Given `onLabels`, a big graph's scene comes back without its edge labels, which are placed
-   * right after and handed to `onLabels` (the graph is drawn meanwhile).
+   * in). Given `labelsLater`, a big graph's scene comes back without its edge labels and with a
+   * `labelsJob`: the caller asks for them with `placeEdgeLabels` (once the graph is drawn).
    */
   prepareView(
     pack: GraphPack,
     options: LayoutOptions,
     display: DisplayOptions,
     onProgress?: (phase: string, fraction: number) => void,
-    onLabels?: (labels: SceneLabels) => void,
+    labelsLater?: boolean,
   ): Promise<PreparedView>;
+  /**
+   * The edge labels of a scene sent without them (`PreparedView.labelsJob`); null when the job is
+   * gone (the worker keeps the newest few, and a cancel ends it with the worker).
+   */
+  placeEdgeLabels(job: number): Promise<SceneLabels | null>;
 }

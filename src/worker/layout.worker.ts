@@ -9,7 +9,7 @@ import * as Comlink from 'comlink';
 import { layout } from '../core/graph/layout';
 import { copyLabelGround, labelBuffers, prepareView, sceneBuffers, sceneLabels, sceneMeasuresFrom, type TextMeasurer } from '../core/graph/view/scene';
 import { decodeStrings } from '../core/graph/pack';
-import type { LayoutWorkerApi } from './api';
+import type { LayoutWorkerApi, SceneLabels } from './api';
 import { guarded } from './failures';
 import type { GraphLayout, LayoutProgress } from '../core/graph/layout-types';
 
@@ -40,11 +40,16 @@ function throttled(onProgress?: (phase: string, fraction: number) => void): Layo
 }
 
 /**
- * From this many edges, a view's edge labels are placed after its scene is sent (the graph is drawn
- * while they are placed, a few hundred milliseconds at 100,000 operators); smaller graphs get
- * their labels in the one answer.
+ * From this many edges, a view's edge labels are placed after its scene is sent, when the UI asks
+ * (`placeEdgeLabels`, once the graph is drawn: a few hundred milliseconds at 100,000 operators
+ * that would otherwise take the second core from the first frame); smaller graphs get their
+ * labels in the one answer.
  */
 const LABELS_LATER_EDGES = 20_000;
+/** label placements waiting for the UI's call, by job number; only the newest few are kept */
+const labelJobs = new Map<number, () => SceneLabels>();
+const LABEL_JOBS_KEPT = 4;
+let lastLabelJob = 0;
 
 let measurer: TextMeasurer | null | undefined;
 function workerMeasurer(): TextMeasurer | null {
@@ -59,24 +64,31 @@ const api: LayoutWorkerApi = {
     const result = layout(input, options, throttled(onProgress));
     return Comlink.transfer(result, layoutBuffers(result));
   },
-  async prepareView(pack, options, display, onProgress, onLabels) {
+  async prepareView(pack, options, display, onProgress, labelsLaterAllowed) {
     const t0 = performance.now();
     const measures = sceneMeasuresFrom(workerMeasurer());
-    const later = onLabels !== undefined && pack.edgeFrom.length >= LABELS_LATER_EDGES;
+    const later = labelsLaterAllowed === true && pack.edgeFrom.length >= LABELS_LATER_EDGES;
     const strings = decodeStrings(pack.strings);
     const { layout: result, scene } = prepareView(pack, display, options, measures, throttled(onProgress), strings, !later);
     performance.measure('npu:prepare-view', { start: t0, end: performance.now() });
+    let labelsJob: number | undefined;
     if (later) {
       // the scene leaves now (transferred); the labels are placed on copies of what they read
       const kept = copyLabelGround(scene, result);
-      setTimeout(() => {
-        const t1 = performance.now();
-        const labels = sceneLabels(pack, strings, kept.layout, kept.ground, measures);
-        performance.measure('npu:edge-labels', { start: t1, end: performance.now() });
-        void onLabels(Comlink.transfer(labels, labelBuffers(labels)));
-      }, 0);
+      labelsJob = ++lastLabelJob;
+      labelJobs.set(labelsJob, () => sceneLabels(pack, strings, kept.layout, kept.ground, measures));
+      for (const old of labelJobs.keys()) if (labelJobs.size > LABEL_JOBS_KEPT) labelJobs.delete(old);
     }
-    return Comlink.transfer({ layout: result, scene, labelsLater: later }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
+    return Comlink.transfer({ layout: result, scene, labelsJob }, [...new Set([...layoutBuffers(result), ...sceneBuffers(scene)])]);
+  },
+  async placeEdgeLabels(job) {
+    const place = labelJobs.get(job);
+    if (!place) return null;
+    labelJobs.delete(job);
+    const t1 = performance.now();
+    const labels = place();
+    performance.measure('npu:edge-labels', { start: t1, end: performance.now() });
+    return Comlink.transfer(labels, labelBuffers(labels));
   },
 };
 

@@ -5,9 +5,11 @@
  * layout instead of building the scene itself. The scene records the node display choice it was
  * made for (graph/display.ts re-prepares views when the choice changes).
  *
- * A big graph's edge labels arrive after its scene (the layout worker places them while the graph
- * is drawn): `applySceneLabels` puts them into the registered scene and into every scene a view
- * made from it, and tells those views to draw again.
+ * A big graph's edge labels arrive after its scene: the layout worker places them when asked,
+ * which is once a view has drawn the scene (`sceneDrawn`), so the placement (a few hundred ms at
+ * 100,000 operators) does not take the second core from the first frame. `applySceneLabels` puts
+ * them into the registered scene and into every scene a view made from it, and tells those views
+ * to draw again.
  */
 import type { GraphLayout } from '../../core/graph/layout-types';
 import type { SceneData, SceneLabels } from '../../core/graph/view/scene';
@@ -21,8 +23,21 @@ const scenes = new WeakMap<GraphLayout, PreparedScene>();
 /** views drawing a layout: called with the labels when they arrive */
 const waiting = new WeakMap<GraphLayout, Set<(labels: SceneLabels) => void>>();
 
-export function registerPreparedScene(layout: GraphLayout, scene: SceneData, strings: readonly string[]) {
+/** who asks for a layout's labels, until a view has drawn it */
+const labelRequests = new WeakMap<GraphLayout, () => void>();
+
+/** `requestLabels`, for a scene without its edge labels: asks for them (called once, at first draw). */
+export function registerPreparedScene(layout: GraphLayout, scene: SceneData, strings: readonly string[], requestLabels?: () => void) {
   scenes.set(layout, { scene, strings });
+  if (requestLabels) labelRequests.set(layout, requestLabels);
+}
+
+/** A view has drawn `layout`: its edge labels, if they are still to come, are asked for now. */
+export function sceneDrawn(layout: GraphLayout) {
+  const request = labelRequests.get(layout);
+  if (!request) return;
+  labelRequests.delete(layout);
+  request();
 }
 
 export function preparedSceneFor(layout: GraphLayout): PreparedScene | undefined {
