@@ -14,6 +14,7 @@ import { FormatError, toErrorInfo } from '../core/errors';
 import type { GraphService } from '../core/format';
 import type { Graph } from '../core/graph/model';
 import type { CompiledNet } from '../core/nvdla/service';
+import { pause } from './pause';
 
 export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile'>;
 
@@ -69,18 +70,6 @@ function withCanonicalIds(service: GraphService): GraphService {
 }
 
 const FORM_SPECS = async () => (await import('../core/nvdla/service')).COMPILE_OPTION_SPECS;
-
-/** a macrotask: messages that arrived meanwhile (a new compile, a graph call) are handled before the next step */
-function pause(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
 
 /** what the progress bar says for a step of the core's compile */
 function stepText(step: string, done: number, total: number): string {
