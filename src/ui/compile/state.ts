@@ -175,19 +175,30 @@ export async function runCompile(tabId: string) {
     // keep the pass the user looked at when it still exists
     const stepName = prev.result?.summary.timeline[prev.step]?.name;
     const step = Math.max(0, stepName ? r.summary.timeline.findIndex((s) => s.name === stepName) : 0);
-    updateCompileTab(tabId, { result: r, canonical: null, engines: {}, step, selected: null, details: null, slot: null, layer: null });
-    if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
-      progress('laying out the canonical graph', 0.75);
-      const canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
+    // The new result is shown in one go, with its canonical graph and the engine graph of that
+    // pass laid out: the panes keep their graph views (and canvases) and only change graphs. Shown
+    // result by result, the panes were emptied and mounted again, each time on the UI thread.
+    let canonical: PaneView | null = null;
+    const engines: Record<string, PaneView> = {};
+    let layoutError: string | null = null;
+    try {
+      if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
+        progress('laying out the canonical graph', 0.75);
+        canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
+        if (!live()) return;
+      }
+      const engineId = r.summary.timeline[step]?.graphId;
+      if (r.graphDocId && engineId) {
+        progress('laying out the engine graph', 0.88);
+        engines[engineId] = await prepareGraphView(r.graphDocId, engineId, 'TB');
+        if (!live()) return;
+      }
+    } catch (e) {
       if (!live()) return;
-      updateCompileTab(tabId, { canonical });
+      layoutError = errorText(e, doc.title);
     }
-    const engineId = r.summary.timeline[step]?.graphId;
-    if (r.graphDocId && engineId) {
-      progress('laying out the engine graph', 0.88);
-      await ensureEngine(tabId, engineId);
-    }
-    if (live()) finish({});
+    updateCompileTab(tabId, { result: r, canonical, engines, step, selected: null, details: null, slot: null, layer: null });
+    finish(layoutError ? { error: layoutError } : {});
   } catch (e) {
     if (live()) finish({ error: errorText(e, doc.title) });
   }
