@@ -93,8 +93,12 @@ export function halfTiesAwayOfFloat(value: number): number {
 
 /** `float32ToHalfTiesAway` over a whole array */
 export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
-  const bitsOf = new Int32Array(src.buffer, src.byteOffset, src.length);
   const out = new Uint16Array(src.length);
-  for (let i = 0; i < src.length; i++) out[i] = halfTiesAwayOfBits(bitsOf[i]!);
+  float32BitsToHalfTiesAwayInto(new Int32Array(src.buffer, src.byteOffset, src.length), out);
   return out;
+}
+
+/** `halfTiesAwayOfBits` of every float32 bit pattern of `bits` into `out` (at least as long) */
+export function float32BitsToHalfTiesAwayInto(bits: Int32Array, out: Uint16Array): void {
+  for (let i = 0; i < bits.length; i++) out[i] = halfTiesAwayOfBits(bits[i]!);
 }

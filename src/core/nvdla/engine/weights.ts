@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits, halfTiesAwayOfFloat } from '../half-ties-away';
+import { float32BitsToHalfTiesAwayInto, float32ToHalfTiesAway } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -65,6 +65,15 @@ export class ScaledKernelWeights implements WeightBlob {
     return out;
   }
 
+  /** kernels `k0 .. k0 + count` into `out` (at least `count x perKernel` long), kernel after kernel */
+  kernelsInto(k0: number, count: number, out: Float32Array): void {
+    if (this.made) {
+      out.set(this.made.subarray(k0 * this.perKernel, (k0 + count) * this.perKernel));
+      return;
+    }
+    for (let k = 0; k < count; k++) this.kernelInto(k0 + k, out.subarray(k * this.perKernel, (k + 1) * this.perKernel));
+  }
+
   private kernelInto(k: number, out: Float32Array): void {
     const x = this.source;
     const base = k * this.perKernel;
@@ -89,6 +98,11 @@ export class ScaledKernelWeights implements WeightBlob {
   toJSON(): WeightBlob {
     return { type: this.type, count: this.count, values: this.values };
   }
+}
+
+/** blob objects graph copies share (immutable, with their values made when read) */
+export function isSharedWeightBlob(v: unknown): v is ScaledKernelWeights | DirectConvolutionWeights {
+  return v instanceof ScaledKernelWeights || v instanceof DirectConvolutionWeights;
 }
 
 export function floatBlob(values: Float32Array): WeightBlob {
@@ -389,81 +403,234 @@ export function postChnlExtWtsForIMG(
   return { type: rt, count: n, values: out };
 }
 
-/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC); `deconv`: `translateWtsForDeconv` */
-export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv = false): WeightBlob {
-  const r = d.height;
-  const s = d.width;
-  const cf = atomicC;
-  const cp = d.numChannels % atomicC;
-  const cfg = Math.floor(d.numChannels / atomicC);
-  const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
-  const kp = d.numKernels % kf;
-  const kfg = Math.floor(d.numKernels / kf);
-  const ops: { kg: Limits; cg: Limits; r: Limits; s: Limits; k: Limits; c: Limits }[] = [];
-  for (let g = 0; g < kfg; g++) {
-    if (cfg > 0) ops.push({ kg: L(g, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(0, cf) });
-    if (cp > 0) ops.push({ kg: L(g, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(cfg * atomicC, cp) });
-  }
-  if (kp > 0) {
-    if (cfg > 0) ops.push({ kg: L(kfg, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(0, cf) });
-    if (cp > 0) ops.push({ kg: L(kfg, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(cfg * atomicC, cp) });
-  }
-  const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
-  const out = newLike(rt, total);
-  // float32 -> fp16 while moving (no converted copy of the whole blob); otherwise convert every
-  // value once, then only move them (the layout is a permutation)
-  // merged kernel weights not yet multiplied out: scaled and converted here, kernel by kernel
-  const scaled = src instanceof ScaledKernelWeights && rt === 'HALF' && src.kernels === d.numKernels && src.count === d.wtSize ? src : null;
-  const floatBits = !scaled && src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
-  const values = scaled ? scaled.source : floatBits ? src.values : convertAll(src, rt);
-  const f0 = scaled?.factors[0];
-  const f1 = scaled?.factors[1];
-  const factorCount = scaled ? scaled.factors.length : 0;
-  let n = 0;
-  for (const op of ops) {
-    const sl = op.s.limit;
-    const rl = op.r.limit;
-    const cStride = sl * rl;
-    // `execWtTrnsOpsForDeconv`: the same, with the kernel taps in reverse raster order
-    const rs = op.r.start;
-    const ss = op.s.start;
-    for (let cg = op.cg.start; cg < op.cg.limit; cg++)
-      for (let rr = rs; rr < op.r.limit; rr++)
-        for (let sss = ss; sss < op.s.limit; sss++)
-          for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++) {
-            const ir = deconv ? op.r.limit - 1 - (rr - rs) : rr;
-            const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
-            const c0 = cg * atomicC + op.c.start;
-            let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
-            if (factorCount === 1) {
-              const fk = f0![k]!;
-              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(values[at]! * fk);
-            } else if (factorCount === 2) {
-              // a convolution merged with a batch-norm, then a scale (ResNet's)
-              const fk = f0![k]!;
-              const gk = f1![k]!;
-              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(f32(values[at]! * fk) * gk);
-            } else if (scaled) {
-              for (let c = 0; c < op.c.limit; c++, at += cStride) {
-                let v = values[at]!;
-                for (const f of scaled.factors) v = f32(v * f[k]!);
-                out[n++] = halfTiesAwayOfFloat(v);
-              }
-            } else if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
-            else for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
-          }
-  }
-  return { type: rt, count: n, values: out };
+interface DirectConvolutionOp {
+  kg: Limits;
+  cg: Limits;
+  r: Limits;
+  s: Limits;
+  k: Limits;
+  c: Limits;
 }
 
-/** a blob's values as the RT type of upstream's templates, converted element by element */
-function convertAll(src: WeightBlob, rt: BlobType): ArrayLike<number> {
-  if (src.type === rt) return src.values;
-  if (src.type === 'FLOAT' && rt === 'HALF') return float32ArrayToHalfTiesAway(src.values as Float32Array);
-  const conv = converter(src.type, rt);
-  const out = newLike(rt, src.values.length);
-  for (let i = 0; i < src.values.length; i++) out[i] = conv(src.values[i]!);
-  return out;
+/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC); `deconv`: `translateWtsForDeconv` */
+export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv = false): DirectConvolutionWeights {
+  return new DirectConvolutionWeights(d, src, rt, atomicK, atomicC, cbufWidth, deconv);
+}
+
+/**
+ * Weights in the direct-convolution layout (`translateWtsForDC`), laid out when first needed:
+ * `values` lays them out once (and keeps them), `writeBytes` lays them out straight into a
+ * caller's memory (emit writes them so into the loadable's buffer: ResNet-50's 51 MB of fp16
+ * weights are then written once, not made here and copied there). The layout is a permutation
+ * of the source's values converted to RT, so either way gives the same values. Immutable, as
+ * the source blob is: graph copies share it.
+ */
+export class DirectConvolutionWeights implements WeightBlob {
+  readonly type: BlobType;
+  /** the values the layout holds (`values` is longer: rounded up to a convolution-buffer entry, zeros) */
+  readonly count: number;
+  private readonly ops: DirectConvolutionOp[];
+  private readonly kf: number;
+  private readonly total: number;
+  private made: WeightBlob['values'] | null = null;
+
+  constructor(
+    readonly dims: WeightDims,
+    readonly source: WeightBlob,
+    rt: BlobType,
+    private readonly atomicK: number,
+    private readonly atomicC: number,
+    cbufWidth: number,
+    readonly deconv: boolean,
+  ) {
+    const d = dims;
+    this.type = rt;
+    const r = d.height;
+    const s = d.width;
+    const cf = atomicC;
+    const cp = d.numChannels % atomicC;
+    const cfg = Math.floor(d.numChannels / atomicC);
+    const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
+    const kp = d.numKernels % kf;
+    const kfg = Math.floor(d.numKernels / kf);
+    const ops: DirectConvolutionOp[] = [];
+    for (let g = 0; g < kfg; g++) {
+      if (cfg > 0) ops.push({ kg: L(g, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(0, cf) });
+      if (cp > 0) ops.push({ kg: L(g, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(cfg * atomicC, cp) });
+    }
+    if (kp > 0) {
+      if (cfg > 0) ops.push({ kg: L(kfg, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(0, cf) });
+      if (cp > 0) ops.push({ kg: L(kfg, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(cfg * atomicC, cp) });
+    }
+    this.ops = ops;
+    this.kf = kf;
+    this.total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
+    let n = 0;
+    for (const op of ops) n += (op.cg.limit - op.cg.start) * op.r.limit * op.s.limit * op.k.limit * op.c.limit;
+    this.count = n;
+  }
+
+  get values(): WeightBlob['values'] {
+    if (this.made) return this.made;
+    const out = newLike(this.type, this.total);
+    this.layOut(sameWidthView(out));
+    this.made = out;
+    return out;
+  }
+
+  /**
+   * The little-endian bytes of `blobBytes(this, into.length)` into `into`: the layout, cut to
+   * `into` or followed by zeros. Laid out in place when `into` is aligned for RT.
+   */
+  writeBytes(into: Uint8Array): void {
+    const width = bytesOf(this.type);
+    const laid = this.count * width;
+    if (!this.made && into.length >= laid && into.byteOffset % width === 0) {
+      const view = width === 1 ? into : width === 2 ? new Uint16Array(into.buffer, into.byteOffset, this.count) : new Uint32Array(into.buffer, into.byteOffset, this.count);
+      this.layOut(view);
+      into.fill(0, laid);
+      return;
+    }
+    const bytes = new Uint8Array(this.values.buffer, this.values.byteOffset, this.values.byteLength);
+    const n = Math.min(bytes.length, into.length);
+    into.set(bytes.subarray(0, n));
+    into.fill(0, n);
+  }
+
+  /** whether `values` was made (then `writeBytes` copies it) */
+  isLaidOut(): boolean {
+    return this.made !== null;
+  }
+
+  /** the layout into `out` (at least `count` long, same element width as RT) */
+  private layOut(out: Uint8Array | Uint16Array | Uint32Array): void {
+    const d = this.dims;
+    // A kernel group's values (at most `kf` kernels, which every op reads alone) are converted
+    // once into a small scratch array (or viewed in place when already RT), then moved: tight
+    // loops over one array type each, and no converted or multiplied-out copy of the whole blob.
+    const perKernel = d.numChannels * d.height * d.width;
+    const group = new KernelGroupReader(this.source, this.type, perKernel, this.kf);
+    let n = 0;
+    for (const op of this.ops) {
+      const values = sameWidthView(group.read(op.kg.start * this.kf, op.k.limit));
+      n = moveDirectConvolutionOp(out, n, values, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, d.numChannels, perKernel, this.deconv);
+    }
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
+}
+
+/** the unsigned integer view of a typed array's memory with the same element width (moves copy bits) */
+function sameWidthView(a: WeightBlob['values']): Uint8Array | Uint16Array | Uint32Array {
+  if (a.BYTES_PER_ELEMENT === 1) return new Uint8Array(a.buffer, a.byteOffset, a.length);
+  if (a.BYTES_PER_ELEMENT === 2) return new Uint16Array(a.buffer, a.byteOffset, a.length);
+  return new Uint32Array(a.buffer, a.byteOffset, a.length);
+}
+
+/**
+ * One op of `execWtTrnsOpsForDC` (and `execWtTrnsOpsForDeconv`, the kernel taps in reverse
+ * raster order): channel groups x R x S x K x C atoms of kernels `group` (kernel 0 of the op at
+ * index 0, `perKernel` apart) into `out` from `n`; returns the next index. Values past the end of
+ * `group` (a blob shorter than its dims) are moved as 0, as the typed array store of `undefined`.
+ */
+function moveDirectConvolutionOp(
+  out: Uint8Array | Uint16Array | Uint32Array,
+  n: number,
+  group: Uint8Array | Uint16Array | Uint32Array,
+  cgStart: number,
+  cgLimit: number,
+  rl: number,
+  sl: number,
+  kCount: number,
+  cStart: number,
+  cCount: number,
+  atomicC: number,
+  channels: number,
+  perKernel: number,
+  deconv: boolean,
+): number {
+  const cStride = sl * rl;
+  for (let cg = cgStart; cg < cgLimit; cg++) {
+    const c0 = cg * atomicC + cStart;
+    for (let rr = 0; rr < rl; rr++)
+      for (let ss = 0; ss < sl; ss++) {
+        const ir = deconv ? rl - 1 - rr : rr;
+        const is = deconv ? sl - 1 - ss : ss;
+        const tap = is + sl * (ir + rl * c0);
+        for (let k = 0; k < kCount; k++) {
+          let at = tap + perKernel * k;
+          if (at + (cCount - 1) * cStride < group.length) for (let c = 0; c < cCount; c++, at += cStride) out[n++] = group[at]!;
+          else for (let c = 0; c < cCount; c++, at += cStride) out[n++] = at < group.length ? group[at]! : 0;
+        }
+      }
+  }
+  return n;
+}
+
+/**
+ * Kernels `k0 .. k0 + count` of a blob in RT, in the blob's own order: a view when the blob is RT
+ * already, else converted (merged weights multiplied out first, float32 to fp16 with upstream's
+ * ties-away rounding, float to integer truncating) into a scratch array reused from group to
+ * group. The last group read is kept (consecutive ops read the same kernel group).
+ */
+class KernelGroupReader {
+  private readonly floats: Float32Array | null;
+  private readonly converted: WeightBlob['values'] | null;
+  private lastK0 = -1;
+  private lastCount = -1;
+  private last: WeightBlob['values'] | null = null;
+
+  constructor(
+    private readonly src: WeightBlob,
+    private readonly rt: BlobType,
+    private readonly perKernel: number,
+    maxKernels: number,
+  ) {
+    const scaled = src instanceof ScaledKernelWeights && src.perKernel === perKernel ? src : null;
+    this.scaled = scaled;
+    const viewed = src.type === rt && !scaled;
+    this.floats = scaled ? new Float32Array(maxKernels * perKernel) : null;
+    this.converted = viewed ? null : newLike(rt, maxKernels * perKernel);
+  }
+
+  private readonly scaled: ScaledKernelWeights | null;
+
+  read(k0: number, count: number): WeightBlob['values'] {
+    if (k0 === this.lastK0 && count === this.lastCount && this.last) return this.last;
+    const from = k0 * this.perKernel;
+    const to = (k0 + count) * this.perKernel;
+    let result: WeightBlob['values'];
+    if (!this.converted) result = this.src.values.subarray(from, Math.min(to, this.src.values.length));
+    else {
+      const into = this.converted.subarray(0, to - from);
+      let source: WeightBlob['values'];
+      if (this.scaled) {
+        const f = this.floats!.subarray(0, to - from);
+        const kernels = Math.max(0, Math.min(count, this.scaled.kernels - k0));
+        this.scaled.kernelsInto(k0, kernels, f);
+        source = f.subarray(0, kernels * this.perKernel);
+      } else source = this.src.values.subarray(from, Math.min(to, this.src.values.length));
+      convertInto(source, this.scaled ? 'FLOAT' : this.src.type, into, this.rt);
+      result = into.subarray(0, source.length);
+    }
+    this.lastK0 = k0;
+    this.lastCount = count;
+    this.last = result;
+    return result;
+  }
+}
+
+/** `RT(value)` of every value of `from` into `into` (as long), element by element */
+function convertInto(from: WeightBlob['values'], fromType: BlobType, into: WeightBlob['values'], rt: BlobType): void {
+  if (fromType === 'FLOAT' && rt === 'HALF') {
+    float32BitsToHalfTiesAwayInto(new Int32Array(from.buffer, from.byteOffset, from.length), into as Uint16Array);
+    return;
+  }
+  const conv = converter(fromType, rt);
+  for (let i = 0; i < from.length; i++) into[i] = conv(from[i]!);
 }
 
 /**
@@ -471,6 +638,11 @@ function convertAll(src: WeightBlob, rt: BlobType): ArrayLike<number> {
  * when it holds that many bytes (blobs are never changed in place), else a zero-padded copy
  */
 export function blobBytes(b: WeightBlob, byteLength?: number): Uint8Array {
+  if (b instanceof DirectConvolutionWeights && byteLength !== undefined && !b.isLaidOut()) {
+    const out = new Uint8Array(byteLength);
+    b.writeBytes(out);
+    return out;
+  }
   const size = byteLength ?? b.values.byteLength;
   if (size <= b.values.byteLength) return new Uint8Array(b.values.buffer, b.values.byteOffset, size);
   const out = new Uint8Array(size);
