@@ -75,6 +75,11 @@ for (let e9 = 0; e9 < 512; e9++) {
  * here, whole arrays at once or one value at a time while a layout is permuted.
  */
 export function halfTiesAwayOfBits(bits: number): number {
+  const magnitude = bits & 0x7fffffff;
+  // fp16 normals (float32 exponents 113 .. 142, nearly every weight): rebias the exponent, cut
+  // the mantissa, add the rounding bit (a carry may make the largest finite value infinity, as
+  // half.hpp's does); the same as the tables below give, with no lookup
+  if (magnitude >= 0x38800000 && magnitude < 0x47800000) return ((bits >>> 16) & 0x8000) + ((magnitude - 0x38000000) >>> 13) + ((magnitude >>> 12) & 1);
   const e9 = bits >>> 23;
   const mant = bits & 0x7fffff;
   const h = HALF_BASE[e9]! + (mant >>> HALF_SHIFT[e9]!);

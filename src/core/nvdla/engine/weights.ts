@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32BitsToHalfTiesAwayInto, float32ToHalfTiesAway } from '../half-ties-away';
+import { float32BitsToHalfTiesAwayInto, float32ToHalfTiesAway, halfTiesAwayOfBits } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -511,6 +511,14 @@ export class DirectConvolutionWeights implements WeightBlob {
     const perKernel = d.numChannels * d.height * d.width;
     const group = new KernelGroupReader(this.source, this.type, perKernel, this.kf);
     let n = 0;
+    if (group.floatsToHalf) {
+      // float32 (or merged, multiplied out per group) -> fp16 while moving
+      for (const op of this.ops) {
+        const bits = group.readFloatBits(op.kg.start * this.kf, op.k.limit);
+        n = moveDirectConvolutionOpToHalf(out as Uint16Array, n, bits, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, perKernel, this.deconv);
+      }
+      return;
+    }
     for (const op of this.ops) {
       const values = sameWidthView(group.read(op.kg.start * this.kf, op.k.limit));
       n = moveDirectConvolutionOp(out, n, values, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, d.numChannels, perKernel, this.deconv);
@@ -570,6 +578,40 @@ function moveDirectConvolutionOp(
   return n;
 }
 
+/** `moveDirectConvolutionOp` from float32 bits, each value converted to fp16 (upstream's ties-away rounding) as it moves */
+function moveDirectConvolutionOpToHalf(
+  out: Uint16Array,
+  n: number,
+  group: Int32Array,
+  cgStart: number,
+  cgLimit: number,
+  rl: number,
+  sl: number,
+  kCount: number,
+  cStart: number,
+  cCount: number,
+  atomicC: number,
+  perKernel: number,
+  deconv: boolean,
+): number {
+  const cStride = sl * rl;
+  for (let cg = cgStart; cg < cgLimit; cg++) {
+    const c0 = cg * atomicC + cStart;
+    for (let rr = 0; rr < rl; rr++)
+      for (let ss = 0; ss < sl; ss++) {
+        const ir = deconv ? rl - 1 - rr : rr;
+        const is = deconv ? sl - 1 - ss : ss;
+        const tap = is + sl * (ir + rl * c0);
+        for (let k = 0; k < kCount; k++) {
+          let at = tap + perKernel * k;
+          if (at + (cCount - 1) * cStride < group.length) for (let c = 0; c < cCount; c++, at += cStride) out[n++] = halfTiesAwayOfBits(group[at]!);
+          else for (let c = 0; c < cCount; c++, at += cStride) out[n++] = at < group.length ? halfTiesAwayOfBits(group[at]!) : 0;
+        }
+      }
+  }
+  return n;
+}
+
 /**
  * Kernels `k0 .. k0 + count` of a blob in RT, in the blob's own order: a view when the blob is RT
  * already, else converted (merged weights multiplied out first, float32 to fp16 with upstream's
@@ -592,11 +634,34 @@ class KernelGroupReader {
     const scaled = src instanceof ScaledKernelWeights && src.perKernel === perKernel ? src : null;
     this.scaled = scaled;
     const viewed = src.type === rt && !scaled;
+    this.floatsToHalf = rt === 'HALF' && (scaled !== null || src.type === 'FLOAT');
     this.floats = scaled ? new Float32Array(maxKernels * perKernel) : null;
-    this.converted = viewed ? null : newLike(rt, maxKernels * perKernel);
+    this.converted = viewed || this.floatsToHalf ? null : newLike(rt, maxKernels * perKernel);
   }
 
   private readonly scaled: ScaledKernelWeights | null;
+  /** RT is fp16 and the values float32: `readFloatBits`, converted as they move */
+  readonly floatsToHalf: boolean;
+
+  /** kernels `k0 .. k0 + count` as float32 bits (merged weights multiplied out into scratch) */
+  readFloatBits(k0: number, count: number): Int32Array {
+    const from = k0 * this.perKernel;
+    const to = (k0 + count) * this.perKernel;
+    if (!this.scaled) {
+      const v = this.src.values;
+      return new Int32Array(v.buffer, v.byteOffset + from * 4, Math.max(0, Math.min(to, v.length) - from));
+    }
+    if (k0 !== this.lastK0 || count !== this.lastCount) {
+      const kernels = Math.max(0, Math.min(count, this.scaled.kernels - k0));
+      this.scaled.kernelsInto(k0, kernels, this.floats!);
+      this.lastK0 = k0;
+      this.lastCount = count;
+      this.lastKernels = kernels;
+    }
+    return new Int32Array(this.floats!.buffer, 0, this.lastKernels * this.perKernel);
+  }
+
+  private lastKernels = 0;
 
   read(k0: number, count: number): WeightBlob['values'] {
     if (k0 === this.lastK0 && count === this.lastCount && this.last) return this.last;
