@@ -201,6 +201,23 @@ describe('the direct-convolution layout made when needed (DirectConvolutionWeigh
     );
   });
 
+  it('int8 weights quantised when read (per kernel, per filter, plain and merged) lay out as their values made first do', () => {
+    fc.assert(
+      fc.property(shape, fc.boolean(), fc.boolean(), ({ K, C, R, S, deconv, target, seed }, perFilter, merged) => {
+        const n = K * C * R * S;
+        const source = floats(n, seed);
+        const float: WeightBlob = merged ? new ScaledKernelWeights(source, K, C * R * S, [floats(K, seed + 1)]) : { type: 'FLOAT', count: n, values: source };
+        const d = weightDims(n, K, C, S, R, 1, 1);
+        const lazy = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
+        const made = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
+        const plain: WeightBlob = { type: 'INT8', count: n, values: made.values.slice() };
+        const got = translateWtsForDC(d, lazy, 'INT8', target.atomicK, target.atomicC, 64, deconv);
+        expect(Array.from(got.values)).toEqual(directLayoutReference(K, C, R, S, plain.values as Int8Array, 'INT8', 'INT8', target.atomicK, target.atomicC, 64, deconv));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('writeBytes lays the weights straight into other memory: the bytes of blobBytes, cut or padded with zeros, whether or not values were made', () => {
     const K = 21;
     const C = 70;

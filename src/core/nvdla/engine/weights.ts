@@ -101,8 +101,8 @@ export class ScaledKernelWeights implements WeightBlob {
 }
 
 /** blob objects graph copies share (immutable, with their values made when read) */
-export function isSharedWeightBlob(v: unknown): v is ScaledKernelWeights | DirectConvolutionWeights {
-  return v instanceof ScaledKernelWeights || v instanceof DirectConvolutionWeights;
+export function isSharedWeightBlob(v: unknown): v is ScaledKernelWeights | QuantizedKernelWeights | DirectConvolutionWeights {
+  return v instanceof ScaledKernelWeights || v instanceof QuantizedKernelWeights || v instanceof DirectConvolutionWeights;
 }
 
 export function floatBlob(values: Float32Array): WeightBlob {
@@ -164,13 +164,74 @@ export interface Quantized {
   filterScales: number[];
 }
 
-/** `perKernelQuantizeWts` / `perFilterQuantizeWts`: q = clamp(floor(w * (1 / s) + 0.5)) */
+/**
+ * Int8 kernel weights quantised from float ones (`perKernelQuantizeWts` / `perFilterQuantizeWts`:
+ * q = clamp(floor(w x (1 / s) + 0.5)), each step in float32), made when read: the scales are
+ * known (`quantizeWeights` finds them with one pass over the float weights), the int8 values are
+ * made kernel by kernel where they are needed, so the direct-convolution layout reads them
+ * straight from the float weights (for ResNet-50, 25 MB of fresh memory less per int8 compile).
+ * Immutable: graph copies share it.
+ */
+export class QuantizedKernelWeights implements WeightBlob {
+  readonly type = 'INT8' as const;
+  private made: Int8Array | null = null;
+
+  constructor(
+    /** the float weights, kernel after kernel: plain, or merged ones not yet multiplied out */
+    readonly source: Float32Array | ScaledKernelWeights,
+    /** the blob's length (values past the kernels are 0) */
+    readonly count: number,
+    readonly kernels: number,
+    readonly perKernel: number,
+    /** 1 / scale, in float32, per kernel */
+    readonly invScales: Float32Array,
+  ) {}
+
+  get values(): Int8Array {
+    if (this.made) return this.made;
+    const out = new Int8Array(this.count);
+    this.kernelsInto(0, this.kernels, out);
+    this.made = out;
+    return out;
+  }
+
+  /** kernels `k0 .. k0 + count` into `out` (at least `count x perKernel` long), kernel after kernel */
+  kernelsInto(k0: number, count: number, out: Int8Array): void {
+    const n = this.perKernel;
+    if (this.made) {
+      out.set(this.made.subarray(k0 * n, (k0 + count) * n));
+      return;
+    }
+    const scaled = this.source instanceof ScaledKernelWeights ? this.source : null;
+    const scratch = scaled ? new Float32Array(n) : null;
+    for (let k = 0; k < count; k++) {
+      const kk = k0 + k;
+      const w = scaled ? scaled.kernel(kk, scratch!) : (this.source as Float32Array).subarray(kk * n, (kk + 1) * n);
+      quantizeKernelInto(w, this.invScales[kk]!, out, k * n);
+    }
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
+}
+
+function quantizeKernelInto(w: Float32Array, invScale: number, out: Int8Array, at: number): void {
+  for (let i = 0; i < w.length; i++) {
+    const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
+    // NaN falls through both tests and stores 0, as Math.max(Math.min(NaN, 127), -128) did
+    out[at + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+  }
+}
+
+/** `perKernelQuantizeWts` / `perFilterQuantizeWts`: the scales now, the int8 values when read (`QuantizedKernelWeights`) */
 export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number, RS: number, perFilter: boolean): Quantized {
   if (src instanceof ScaledKernelWeights && src.kernels === G * K && src.perKernel === C * RS) return quantizeScaledWeights(src, perFilter);
   const w = src.values as Float32Array;
-  const out = new Int8Array(src.count);
   const kStride = C * RS;
   const filterScales: number[] = [];
+  const invScales = new Float32Array(G * K);
   // a kernel's values are contiguous: kernel gk (group g, kernel k) is [gk * kStride, (gk + 1) * kStride);
   // per-kernel mode is one range with one scale
   const ranges = perFilter ? G * K : 1;
@@ -182,22 +243,22 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
     for (let i = from; i < to; i++) max = Math.max(max, Math.abs(w[i]!));
     const scale = f32(max / 127);
     const invScale = f32(1 / scale);
-    for (let i = from; i < to; i++) {
-      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
-      // NaN falls through both tests and stores 0, as Math.max(Math.min(NaN, 127), -128) did
-      out[i] = q > 127 ? 127 : q < -128 ? -128 : q;
+    if (perFilter) {
+      filterScales.push(scale);
+      invScales[r] = invScale;
+    } else {
+      for (let i = 0; i < G * K; i++) filterScales.push(scale);
+      invScales.fill(invScale);
     }
-    if (perFilter) filterScales.push(scale);
-    else for (let i = 0; i < G * K; i++) filterScales.push(scale);
   }
-  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+  return { blob: new QuantizedKernelWeights(w, src.count, G * K, kStride, invScales), filterScales };
 }
 
 /**
  * `quantizeWeights` of merged weights not yet multiplied out, without writing them out in
  * float32. A kernel's largest |product| is its largest |weight| times the factors' magnitudes
  * (each step rounds to float32, which is monotonic and symmetric), so the scale needs one pass
- * over the source weights; the products are then made value by value as they are quantised.
+ * over the source weights; the products are made value by value when the int8 values are.
  * Where a factor is not finite (0 x inf is NaN) every product is made for the maximum. Same
  * values, same scales as `quantizeWeights` of `src.values`.
  */
@@ -207,9 +268,9 @@ function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Qu
   const x = src.source;
   const factors = src.factors;
   const finite = factors.every((f) => f.every((v) => Number.isFinite(v)));
-  const out = new Int8Array(src.count);
   const scratch = new Float32Array(n);
   const filterScales: number[] = [];
+  const invScales = new Float32Array(kernels);
   const kernelMax = (k: number): number => {
     let max = -3.4028234663852886e38;
     if (finite) {
@@ -224,38 +285,20 @@ function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Qu
     for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(w[i]!));
     return max;
   };
-  const quantize = (k: number, invScale: number): void => {
-    const base = k * n;
-    if (factors.length === 2) {
-      const a = factors[0]![k]!;
-      const b = factors[1]![k]!;
-      for (let i = 0; i < n; i++) {
-        const q = Math.floor(f32(f32(f32(f32(x[base + i]! * a) * b) * invScale) + 0.5));
-        out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
-      }
-      return;
-    }
-    const w = src.kernel(k, scratch);
-    for (let i = 0; i < n; i++) {
-      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
-      out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
-    }
-  };
   if (perFilter) {
     for (let k = 0; k < kernels; k++) {
       const scale = f32(kernelMax(k) / 127);
-      quantize(k, f32(1 / scale));
+      invScales[k] = f32(1 / scale);
       filterScales.push(scale);
     }
   } else {
     let max = -3.4028234663852886e38;
     for (let k = 0; k < kernels; k++) max = Math.max(max, kernelMax(k));
     const scale = f32(max / 127);
-    const invScale = f32(1 / scale);
-    for (let k = 0; k < kernels; k++) quantize(k, invScale);
+    invScales.fill(f32(1 / scale));
     for (let k = 0; k < kernels; k++) filterScales.push(scale);
   }
-  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+  return { blob: new QuantizedKernelWeights(src, src.count, kernels, n, invScales), filterScales };
 }
 
 // ------------------------------------------------------------------ layouts
@@ -633,11 +676,15 @@ class KernelGroupReader {
   ) {
     const scaled = src instanceof ScaledKernelWeights && src.perKernel === perKernel ? src : null;
     this.scaled = scaled;
-    const viewed = src.type === rt && !scaled;
+    this.quantized = src instanceof QuantizedKernelWeights && src.perKernel === perKernel && rt === 'INT8' ? src : null;
+    const viewed = src.type === rt && !scaled && !this.quantized;
     this.floatsToHalf = rt === 'HALF' && (scaled !== null || src.type === 'FLOAT');
     this.floats = scaled ? new Float32Array(maxKernels * perKernel) : null;
     this.converted = viewed || this.floatsToHalf ? null : newLike(rt, maxKernels * perKernel);
   }
+
+  /** int8 weights made when read: quantised group by group into the scratch array */
+  private readonly quantized: QuantizedKernelWeights | null;
 
   private readonly scaled: ScaledKernelWeights | null;
   /** RT is fp16 and the values float32: `readFloatBits`, converted as they move */
@@ -668,7 +715,14 @@ class KernelGroupReader {
     const from = k0 * this.perKernel;
     const to = (k0 + count) * this.perKernel;
     let result: WeightBlob['values'];
-    if (!this.converted) result = this.src.values.subarray(from, Math.min(to, this.src.values.length));
+    if (this.quantized) {
+      const kernels = Math.max(0, Math.min(count, this.quantized.kernels - k0));
+      const into = this.converted!.subarray(0, to - from) as Int8Array;
+      this.quantized.kernelsInto(k0, kernels, into);
+      // past the quantised kernels (nothing where the dims match the blob): the blob's zeros, then its end
+      into.fill(0, kernels * this.perKernel);
+      result = into.subarray(0, Math.max(0, Math.min(to, this.quantized.count) - from));
+    } else if (!this.converted) result = this.src.values.subarray(from, Math.min(to, this.src.values.length));
     else {
       const into = this.converted.subarray(0, to - from);
       let source: WeightBlob['values'];
