@@ -459,6 +459,12 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     if (!root) return;
     const z = d3zoom<HTMLDivElement, unknown>()
       .scaleExtent([0.0005, MAX_SCALE])
+      // the size the canvas was last fitted to: d3's default reads the element's clientWidth and
+      // clientHeight at every transform, a forced layout whenever the page's layout is dirty
+      .extent((): [[number, number], [number, number]] => {
+        const { width, height } = sizeRef.current;
+        return width > 0 && height > 0 ? [[0, 0], [width, height]] : [[0, 0], [root.clientWidth, root.clientHeight]];
+      })
       .on('zoom', (ev: D3ZoomEvent<HTMLDivElement, unknown>) => {
         if (ev.sourceEvent) userMovedRef.current = true;
         transformRef.current = ev.transform;
