@@ -173,7 +173,11 @@ export interface SurfaceTables {
   buffers: TensorBufferDesc[];
 }
 
-/** an id index over one of a graph's lists, rebuilt when the list is replaced or changes length */
+/**
+ * an id index over one of a graph's lists, rebuilt when the list is replaced or shrinks; a list
+ * that grew (the passes only push onto them: a removal makes a new array) has its new tail added,
+ * so registering surfaces one by one while looking them up stays linear
+ */
 interface ListIndex<T> {
   list: readonly T[];
   length: number;
@@ -185,9 +189,12 @@ const bufferIndexes = new WeakMap<EngineGraph, ListIndex<TensorBufferDesc>>();
 
 function lookup<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<T>>, g: EngineGraph, list: readonly T[], id: string): T | undefined {
   let ix = cache.get(g);
-  if (!ix || ix.list !== list || ix.length !== list.length) {
+  if (!ix || ix.list !== list || ix.length > list.length) {
     ix = { list, length: list.length, byId: new Map(list.map((x) => [x.id, x])) };
     cache.set(g, ix);
+  } else if (ix.length < list.length) {
+    for (let i = ix.length; i < list.length; i++) ix.byId.set(list[i]!.id, list[i]!);
+    ix.length = list.length;
   }
   const hit = ix.byId.get(id);
   if (hit && hit.id === id) return hit;
