@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyEngineGraph, EngineGraphEditor } from './graph';
-import { bufferById, registerSurface, surfaceById } from './surfaces';
+import { bufferById, edgeById, registerSurface, surfaceById } from './surfaces';
 
 /** a graph with `n` data edges, each given its surface `tsd-i` one after another */
 function graphWithSurfaces(n: number) {
@@ -51,5 +51,16 @@ describe('surfaceById / bufferById (the id index over a graph list)', () => {
       g.buffers.push({ id: `tb-${i}`, size: i * 64, surfaces: [], location: 'UNKNOWN', placement: [] });
       expect(bufferById(g, `tb-${i}`)?.size).toBe(i * 64);
     }
+  });
+
+  it('edgeById: edges added through an editor and edges deleted (a new list) are seen', () => {
+    const g = graphWithSurfaces(3);
+    const ed = new EngineGraphEditor(g);
+    expect(edgeById(g, 'e-1')).toBe(g.edges[1]);
+    const added = ed.addDataEdge(null, null, null);
+    expect(edgeById(g, added.id)).toBe(added);
+    ed.deleteEdge(g.edges[0]!);
+    expect(edgeById(g, 'e-0')).toBeUndefined();
+    expect(edgeById(g, 'e-2')).toBe(g.edges[1]);
   });
 });

@@ -186,6 +186,7 @@ interface ListIndex<T> {
 
 const surfaceIndexes = new WeakMap<EngineGraph, ListIndex<TensorSurfaceDesc>>();
 const bufferIndexes = new WeakMap<EngineGraph, ListIndex<TensorBufferDesc>>();
+const edgeIndexes = new WeakMap<EngineGraph, ListIndex<EngineEdge>>();
 
 function lookup<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<T>>, g: EngineGraph, list: readonly T[], id: string): T | undefined {
   let ix = cache.get(g);
@@ -211,6 +212,11 @@ export function surfaceById(g: EngineGraph, id: string): TensorSurfaceDesc {
 
 export function bufferById(g: EngineGraph, id: string): TensorBufferDesc | undefined {
   return lookup(bufferIndexes, g, g.buffers, id);
+}
+
+/** a graph's edge by id (the list is only pushed onto or replaced, as the surface list is) */
+export function edgeById(g: EngineGraph, id: string): EngineEdge | undefined {
+  return lookup(edgeIndexes, g, g.edges, id);
 }
 
 export function surfaceOfEdge(g: EngineGraph, e: EngineEdge): TensorSurfaceDesc | null {
