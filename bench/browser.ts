@@ -23,7 +23,8 @@
  * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
  * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event, TRACE=cpu the
  * self time per function on every thread (V8's sampling profiler, on an unminified build); tracing
- * costs time too, which inflates every figure.
+ * costs time too, which inflates every figure. LONG_TASKS=30 prints, for every open, the UI
+ * thread's tasks of 30 ms or more with the User Timing measures that overlap them (no tracing).
  * Run with `npm run bench -- browser` (or `npx tsx bench/browser.ts`).
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -215,6 +216,23 @@ async function longestSinceChange(page: Page): Promise<number> {
 }
 
 /**
+ * LONG_TASKS=30: the UI thread's tasks of 30 ms or more since the input's `change` event, each
+ * with its start (ms after the event) and the User Timing measures of the page that overlap it.
+ */
+async function longTasksSinceChange(page: Page, minMs: number): Promise<string> {
+  return page.evaluate((minMs) => {
+    const w = window as unknown as { __t0?: number; __tasks: [number, number][] };
+    const t0 = w.__t0 ?? 0;
+    const measures = performance.getEntriesByType('measure');
+    const rows = w.__tasks.filter(([start, ms]) => ms >= minMs && start + ms >= t0).map(([start, ms]) => {
+      const inside = measures.filter((m) => m.startTime < start + ms && m.startTime + m.duration > start).map((m) => `${m.name.replace(/^npu:/, '')} ${m.duration.toFixed(0)}`);
+      return `${ms.toFixed(0)} ms at ${(start - t0).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
+    });
+    return rows.length ? `tasks of ${minMs} ms or more: ${rows.join('; ')}` : `no task of ${minMs} ms or more`;
+  }, minMs);
+}
+
+/**
  * Opens `file` (a path on disk) through the page's file input, as a person picking it does: the
  * File is backed by the disk file, never copied through the page. The time runs from the input's
  * `change` event (a capturing listener in the page) to `painted()` turning true in the page.
@@ -281,6 +299,7 @@ async function dropOurs(page: Page, file: string, operators: number, beforeDrop?
   );
   const peakBytes = peak();
   const longestTaskMs = await longestSinceChange(page);
+  if (process.env.LONG_TASKS) console.log(`${operators} operators: ${await longTasksSinceChange(page, Number(process.env.LONG_TASKS) || 30)}`);
   return { paintMs, labelsMs, cpu, longestTaskMs, peakBytes };
 }
 
@@ -375,6 +394,8 @@ interface TraceEvent {
   ph: string;
   ts: number;
   dur?: number;
+  /** thread time (CPU) of a complete event, microseconds */
+  tdur?: number;
   pid: number;
   tid: number;
   id?: string;
@@ -484,12 +505,12 @@ function printTrace(events: TraceEvent[]) {
       if (stack.length) stack[stack.length - 1]!.child += top.e.dur!;
     }
   };
-  const tasks: { ms: number; at: number; what: Map<string, number> }[] = [];
-  let task: { ms: number; at: number; what: Map<string, number> } | null = null;
+  const tasks: { ms: number; cpuMs: number | undefined; at: number; what: Map<string, number> }[] = [];
+  let task: { ms: number; cpuMs: number | undefined; at: number; what: Map<string, number> } | null = null;
   for (const e of xs) {
     close(e.ts);
     if (stack.length === 0) {
-      task = { ms: e.dur! / 1000, at: (e.ts - t0) / 1000, what: new Map() };
+      task = { ms: e.dur! / 1000, cpuMs: e.tdur === undefined ? undefined : e.tdur / 1000, at: (e.ts - t0) / 1000, what: new Map() };
       tasks.push(task);
     } else if (task) {
       // what the task did: script by function (and file), or the event's name
@@ -507,7 +528,10 @@ function printTrace(events: TraceEvent[]) {
   console.log('\nLongest UI-thread tasks:');
   for (const t of tasks.slice(0, 6)) {
     const top = [...t.what.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, v]) => `${k} ${v.toFixed(0)} ms`);
-    console.log(`- ${t.ms.toFixed(0)} ms at ${t.at.toFixed(0)} ms: ${top.join('; ')}`);
+    // the thread's CPU time in the task: on a loaded machine a task's wall time includes waiting for a core
+    const cpu = t.cpuMs === undefined ? '' : ` (CPU ${t.cpuMs.toFixed(0)} ms)`;
+    const inside = measures.filter((m) => m.thread === 'CrRendererMain' && m.start < t0 + (t.at + t.ms) * 1000 && m.start + m.ms * 1000 > t0 + t.at * 1000 && m.ms < 2 * t.ms).map((m) => m.name.replace(/^npu:/, ''));
+    console.log(`- ${t.ms.toFixed(0)} ms${cpu} at ${t.at.toFixed(0)} ms${inside.length ? ` [${inside.join(', ')}]` : ''}: ${top.join('; ')}`);
   }
 }
 

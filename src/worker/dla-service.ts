@@ -16,23 +16,12 @@ import type { CalibrationMethod, CalibrationResult } from '../core/dla/calibrate
 import { decodeImageInWorker, type RunHost } from './run-service';
 import type { FastCaffeKernels } from '../core/caffe/forward/fast-kernels';
 import { KERNELS_FROM_BYTES } from '../core/dla/run-service';
+import { pause } from './pause';
 
 export type DlaApi = Pick<
   ModelWorkerApi,
   'loadableRunPlan' | 'runLoadable' | 'cancelLoadableRun' | 'loadableSurface' | 'compareLoadable' | 'comparePlanes' | 'calibrate' | 'recalibrate' | 'cancelCalibration'
 >;
-
-/** A pause that lets queued messages run (MessageChannel: no 4 ms clamp as nested timeouts have). */
-function pause(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
 
 async function sourceFiles(files: InputFile[]): Promise<SourceFile[]> {
   return Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.blob.arrayBuffer()) })));

@@ -14,6 +14,7 @@ import type { ModelWorkerApi, RunInputFile } from './api';
 import { serviceOf, type OpenedDocument } from '../core/document';
 import { FormatError } from '../core/errors';
 import type { RgbaPixels, RunHooks, RunInputValue, RunProgressEvent } from '../core/format';
+import { pause } from './pause';
 
 export type RunApi = Pick<ModelWorkerApi, 'runPlan' | 'run' | 'cancelRun' | 'blobSlice'>;
 
@@ -49,18 +50,6 @@ export async function decodeImageInWorker(blob: Blob, file: string): Promise<Rgb
   } finally {
     bitmap.close();
   }
-}
-
-/** A pause that lets queued messages run (MessageChannel: no 4 ms clamp as nested timeouts have). */
-function pause(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
 }
 
 async function inputValue(host: RunHost, input: RunInputFile): Promise<RunInputValue> {

@@ -139,7 +139,6 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
         docs.set(docId, { doc, findIndexes: new Map(), whole: null });
         return docId;
       },
-      open: (files) => service.open(files),
       close: (docId) => service.close(docId),
     });
     compilesLoaded = c;

@@ -55,7 +55,11 @@ export function slotLayersOf(result: NvdlaCompileResult): SlotLayers[] {
     const layers = ids.map((id) => names.get(id) ?? `#${id}`);
     const scales = n.outputEdges.map((id) => edges.get(id)?.tensor?.channelScales ?? []).find((x) => x.length > 0) ?? [];
     const tensorScale = int8 && scales.length ? scales[0]! : null;
-    const channelPlaces = n.outputEdges.map((id) => edges.get(id)?.tensor?.channelPlaces).find((x) => x !== undefined);
+    let channelPlaces = n.outputEdges.map((id) => edges.get(id)?.tensor?.channelPlaces).find((x) => x !== undefined);
+    // a deconvolution's Rubik contract writes its channels rounded up to the channel group: the layer's are the first ones
+    const written = n.params.kind === 'rubik' && n.params.mode === 'CONTRACT' ? n.params.contract.outDims.c : 0;
+    const channels = n.outputEdges.length ? (edges.get(n.outputEdges[0]!)?.tensor?.dims.c ?? 0) : 0;
+    if (!channelPlaces && channels > 0 && written > channels) channelPlaces = Array.from({ length: channels }, (_, c) => c);
     n.dependency.forEach((d, batch) => {
       if (d.slot < 0) return;
       out.push({ task: n.taskId, slot: d.slot, batch, node: n.name, layers, compareWith: n.engineType === 'CONVOLUTION' || !layers.length ? null : layers[layers.length - 1]!, tensorScale, ...(channelPlaces ? { channelPlaces } : {}) });

@@ -478,30 +478,40 @@ function startGraph(p: GraphPack): Graph {
   };
 }
 
+/**
+ * Node i of the slim graph (no ports or attributes; its `subgraphs` and `chain`, kept in the
+ * pack's sparse lists, are for the caller to add). `unpackGraph` and `packedGraph` both make
+ * their nodes here.
+ */
+export function packedNode(p: GraphPack, s: readonly string[], i: number): GraphNode {
+  const node: GraphNode = {
+    id: s[p.nodeId[i]!]!,
+    kind: KINDS[p.kind[i]!] ?? 'op',
+    type: s[p.type[i]!]!,
+    name: s[p.nodeName[i]!]!,
+    category: CATEGORIES[p.category[i]!] ?? 'Other',
+    index: p.index[i]!,
+    inputs: NO_PORTS,
+    outputs: NO_PORTS,
+    attributes: NO_ATTRIBUTES,
+  };
+  if (p.group[i]! >= 0) node.group = s[p.group[i]!]!;
+  return node;
+}
+
+/** Edge e of the slim graph (`unpackGraph` and `packedGraph` both make their edges here). */
+export function packedEdge(p: GraphPack, s: readonly string[], e: number): GraphEdge {
+  return { from: p.edgeFrom[e]!, to: p.edgeTo[e]!, tensor: p.edgeTensor[e]!, name: s[p.edgeName[e]!]!, label: s[p.edgeLabel[e]!]! };
+}
+
 function fillNodes(p: GraphPack, s: readonly string[], nodes: GraphNode[], from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const node: GraphNode = {
-      id: s[p.nodeId[i]!]!,
-      kind: KINDS[p.kind[i]!] ?? 'op',
-      type: s[p.type[i]!]!,
-      name: s[p.nodeName[i]!]!,
-      category: CATEGORIES[p.category[i]!] ?? 'Other',
-      index: p.index[i]!,
-      inputs: NO_PORTS,
-      outputs: NO_PORTS,
-      attributes: NO_ATTRIBUTES,
-    };
-    if (p.group[i]! >= 0) node.group = s[p.group[i]!]!;
-    nodes[i] = node;
-  }
+  for (let i = from; i < to; i++) nodes[i] = packedNode(p, s, i);
   for (const [i, ids] of p.subgraphs) if (i >= from && i < to) nodes[i]!.subgraphs = ids;
   for (const [i, layers] of p.chains) if (i >= from && i < to) nodes[i]!.chain = layers;
 }
 
 function fillEdges(p: GraphPack, s: readonly string[], edges: GraphEdge[], from: number, to: number): void {
-  for (let e = from; e < to; e++) {
-    edges[e] = { from: p.edgeFrom[e]!, to: p.edgeTo[e]!, tensor: p.edgeTensor[e]!, name: s[p.edgeName[e]!]!, label: s[p.edgeLabel[e]!]! };
-  }
+  for (let e = from; e < to; e++) edges[e] = packedEdge(p, s, e);
 }
 
 /** The constant inputs and in-node attributes of node i, read back from the pack. */

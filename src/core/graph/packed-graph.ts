@@ -16,14 +16,10 @@
  * array. Nothing may write into them (as with the slim graph's frozen ports and attributes).
  */
 import type { Graph, GraphEdge, GraphNode } from './model';
-import { CATEGORIES, KINDS, type GraphPack, type StringTable, type Yield } from './pack';
+import { packedEdge, packedNode, type GraphPack, type StringTable, type Yield } from './pack';
 
 /** UTF-8 bytes decoded per slice of `decodePackTextSliced` (about a millisecond of work). */
 const TEXT_SLICE_BYTES = 1 << 18;
-
-/** Shared by every node, as in `unpackGraph`: the slim graph has no ports or attributes. */
-const NO_PORTS: GraphNode['inputs'] = Object.freeze([]) as unknown as GraphNode['inputs'];
-const NO_ATTRIBUTES: GraphNode['attributes'] = Object.freeze([]) as unknown as GraphNode['attributes'];
 
 /**
  * The whole text of a string table as one string, decoded a slice at a time (a streaming
@@ -118,25 +114,14 @@ export function packedGraph(p: GraphPack, strings: readonly string[]): Graph {
   const subgraphs = new Map(p.subgraphs);
   const chains = new Map(p.chains);
   const node = (i: number): GraphNode => {
-    const n: GraphNode = {
-      id: strings[p.nodeId[i]!]!,
-      kind: KINDS[p.kind[i]!] ?? 'op',
-      type: strings[p.type[i]!]!,
-      name: strings[p.nodeName[i]!]!,
-      category: CATEGORIES[p.category[i]!] ?? 'Other',
-      index: p.index[i]!,
-      inputs: NO_PORTS,
-      outputs: NO_PORTS,
-      attributes: NO_ATTRIBUTES,
-    };
-    if (p.group[i]! >= 0) n.group = strings[p.group[i]!]!;
+    const n = packedNode(p, strings, i);
     const s = subgraphs.get(i);
     if (s) n.subgraphs = s;
     const c = chains.get(i);
     if (c) n.chain = c;
     return n;
   };
-  const edge = (e: number): GraphEdge => ({ from: p.edgeFrom[e]!, to: p.edgeTo[e]!, tensor: p.edgeTensor[e]!, name: strings[p.edgeName[e]!]!, label: strings[p.edgeLabel[e]!]! });
+  const edge = (e: number): GraphEdge => packedEdge(p, strings, e);
   const graph: Graph = {
     id: p.id,
     name: p.name,

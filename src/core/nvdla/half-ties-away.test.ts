@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { float16FromBits, roundToFloat16 } from '../fp16';
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway } from './half-ties-away';
+import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits } from './half-ties-away';
 
 describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
   it('known values, including ties that IEEE rounds to even', () => {
@@ -53,5 +53,40 @@ describe('float32 -> fp16 as nvdla/sw rounds (ties away from zero)', () => {
     const table = float32ArrayToHalfTiesAway(src);
     const bad = bits.filter((_, i) => table[i] !== float32ToHalfTiesAway(src[i]!)).map((b) => b.toString(16));
     expect(bad).toEqual([]);
+  });
+});
+
+describe('halfTiesAwayOfBits (the fp16 normals computed, the rest from tables) against the single-value conversion', () => {
+  const bitsOf = (sign: number, exp: number, mant: number) => ((sign << 31) | (exp << 23) | mant) >>> 0;
+  const viaFloat = (bits: number) => float32ToHalfTiesAway(new Float32Array(new Uint32Array([bits]).buffer)[0]!);
+  const sign = fc.integer({ min: 0, max: 1 });
+  const mant = fc.integer({ min: 0, max: 0x7fffff });
+  /** the mantissa of an exact tie at fp16's precision for a normal (bit 12 set, the bits below clear) */
+  const tie = fc.integer({ min: 0, max: 0x3ff }).map((m) => (m << 13) | 0x1000);
+  const classes = {
+    'fp16 normals (float32 exponents 113 .. 142)': fc.tuple(sign, fc.integer({ min: 113, max: 142 }), mant),
+    'ties in the fp16 normals': fc.tuple(sign, fc.integer({ min: 113, max: 142 }), tie),
+    'the edges of the normal range (65504 .. infinity, the smallest normal)': fc.tuple(sign, fc.constantFrom(112, 113, 142, 143), fc.constantFrom(0, 1, 0xfff, 0x1000, 0x7fdfff, 0x7fe000, 0x7fffff)),
+    'fp16 subnormals and below (float32 exponents 0 .. 112, float32 subnormals too)': fc.tuple(sign, fc.integer({ min: 0, max: 112 }), mant),
+    'past fp16 range (exponents 143 .. 254) and infinities': fc.tuple(sign, fc.integer({ min: 143, max: 255 }), fc.constant(0)).chain(([s, e]) => fc.tuple(fc.constant(s), fc.constant(e), e === 255 ? fc.constant(0) : mant)),
+  };
+  for (const [name, arb] of Object.entries(classes))
+    it(name, () => {
+      fc.assert(
+        fc.property(arb, ([s, e, m]) => {
+          const bits = bitsOf(s, e, m);
+          expect(halfTiesAwayOfBits(bits | 0)).toBe(viaFloat(bits));
+        }),
+        { numRuns: 5000 },
+      );
+    });
+
+  it('NaNs (never in the fast path) stay NaN or infinity with their sign, as half.hpp keeps the top mantissa bits', () => {
+    fc.assert(
+      fc.property(sign, fc.integer({ min: 1, max: 0x7fffff }), (s, m) => {
+        const h = halfTiesAwayOfBits(bitsOf(s, 255, m) | 0);
+        expect(h).toBe((s ? 0x8000 : 0) | 0x7c00 | (m >>> 13));
+      }),
+    );
   });
 });

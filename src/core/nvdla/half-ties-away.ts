@@ -75,6 +75,11 @@ for (let e9 = 0; e9 < 512; e9++) {
  * here, whole arrays at once or one value at a time while a layout is permuted.
  */
 export function halfTiesAwayOfBits(bits: number): number {
+  const magnitude = bits & 0x7fffffff;
+  // fp16 normals (float32 exponents 113 .. 142, nearly every weight): rebias the exponent, cut
+  // the mantissa, add the rounding bit (a carry may make the largest finite value infinity, as
+  // half.hpp's does); the same as the tables below give, with no lookup
+  if (magnitude >= 0x38800000 && magnitude < 0x47800000) return ((bits >>> 16) & 0x8000) + ((magnitude - 0x38000000) >>> 13) + ((magnitude >>> 12) & 1);
   const e9 = bits >>> 23;
   const mant = bits & 0x7fffff;
   const h = HALF_BASE[e9]! + (mant >>> HALF_SHIFT[e9]!);
@@ -93,8 +98,12 @@ export function halfTiesAwayOfFloat(value: number): number {
 
 /** `float32ToHalfTiesAway` over a whole array */
 export function float32ArrayToHalfTiesAway(src: Float32Array): Uint16Array {
-  const bitsOf = new Int32Array(src.buffer, src.byteOffset, src.length);
   const out = new Uint16Array(src.length);
-  for (let i = 0; i < src.length; i++) out[i] = halfTiesAwayOfBits(bitsOf[i]!);
+  float32BitsToHalfTiesAwayInto(new Int32Array(src.buffer, src.byteOffset, src.length), out);
   return out;
+}
+
+/** `halfTiesAwayOfBits` of every float32 bit pattern of `bits` into `out` (at least as long) */
+export function float32BitsToHalfTiesAwayInto(bits: Int32Array, out: Uint16Array): void {
+  for (let i = 0; i < bits.length; i++) out[i] = halfTiesAwayOfBits(bits[i]!);
 }

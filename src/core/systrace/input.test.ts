@@ -180,6 +180,22 @@ describe('read', () => {
     expect(detect(new TextEncoder().encode(viewer), 'page.html')).toBeNull();
     expect(detect(new TextEncoder().encode(`${'x'.repeat(2 << 20)}\n${body}`), 'blob.bin')).toBeNull();
   });
+  it('a binary file (a NUL byte in its first 4 KiB) is not a capture, even with the header in it, unless it is named as one', () => {
+    const body = new TextEncoder().encode(ftraceText([{ tid: 5, tgid: 5, time: '1.000000', mark: 'B|5|[NN_LR_PP]f' }]));
+    const binary = new Uint8Array(body.length + 16);
+    binary.set([0x1c, 0, 0, 0, 0x4e, 0x56, 0x44, 0x41], 0); // a loadable's first bytes
+    binary.set(body, 16);
+    expect(detect(binary.subarray(16), 'capture.txt')).toMatchObject({ format: 'systrace', confidence: 1 });
+    expect(detect(binary, 'lenet.nvdla')).toBeNull();
+    // the name still routes it to the systrace reader, which refuses it saying why
+    expect(detect(binary, 'capture.trace.txt')).toMatchObject({ format: 'systrace', variant: 'ftrace', confidence: 0.3 });
+    // the NUL only counts in the first 4 KiB
+    const late = new Uint8Array(4096 + body.length);
+    late.fill(0x20);
+    late.set(body, 0);
+    late[4096 + 5] = 0;
+    expect(detect(late, 'capture.txt')).toMatchObject({ format: 'systrace', confidence: 1 });
+  });
   it('old format: tgid from B|n| and, for a bare E, from the thread', () => {
     const text = [
       '#           TASK-PID   CPU#  ||||    TIMESTAMP  FUNCTION',

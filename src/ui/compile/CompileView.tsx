@@ -33,6 +33,7 @@ import {
   setCalibration,
   setCompileMode,
   setCompileOption,
+  useCompileProgress,
   useCompileTab,
   type CompileTab,
   type PaneView,
@@ -72,7 +73,7 @@ export function CompileView({ theme }: { theme: 'light' | 'dark' }) {
           ↓ {s ? originsFileName(s.loadableName) : 'origins.json'}
         </button>
       </div>
-      <StatusLine t={t} />
+      <StatusLine tabId={tabId} t={t} />
       {s && <Diagnostics list={s.diagnostics} />}
       <div className="compile-body">
         {t.mode === 'graphs' || !r?.loadableDocId ? (
@@ -171,14 +172,15 @@ function OptionField({ spec, value, onChange }: { spec: CompileOptionSpec; value
   );
 }
 
-function StatusLine({ t }: { t: CompileTab }) {
+function StatusLine({ tabId, t }: { tabId: string; t: CompileTab }) {
   const s = t.result?.summary;
-  if (t.running && t.progress) {
+  const progress = useCompileProgress(tabId);
+  if (t.running && progress) {
     return (
-      <div className="compile-status" role="progressbar" aria-label={`Compiling: ${t.progress.step}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(t.progress.fraction * 100)} data-testid="compile-progress">
-        <span>{t.progress.step}…</span>
+      <div className="compile-status" role="progressbar" aria-label={`Compiling: ${progress.step}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(progress.fraction * 100)} data-testid="compile-progress">
+        <span>{progress.step}…</span>
         <div className="progress-track">
-          <div className="progress-fill" style={{ width: `${Math.round(t.progress.fraction * 100)}%` }} />
+          <div className="progress-fill" style={{ width: `${Math.round(progress.fraction * 100)}%` }} />
         </div>
       </div>
     );

@@ -29,7 +29,6 @@ export interface CompileTab {
   /** a table of the file set (by name) or one the user picked */
   calibration: { file: string; blob?: Blob } | null;
   running: boolean;
-  progress: { step: string; fraction: number } | null;
   result: CompileOk | null;
   /** a compile that failed outright (a bad calibration table): the message */
   error: string | null;
@@ -52,7 +51,6 @@ const EMPTY: CompileTab = {
   options: null,
   calibration: null,
   running: false,
-  progress: null,
   result: null,
   error: null,
   canonical: null,
@@ -80,6 +78,27 @@ export function updateCompileTab(tabId: string, patch: Partial<CompileTab> | ((t
     const cur = s.tabs[tabId] ?? EMPTY;
     return { tabs: { ...s.tabs, [tabId]: { ...cur, ...(typeof patch === 'function' ? patch(cur) : patch) } } };
   });
+}
+
+/** where a running compile is, shown by the status line */
+export interface CompileProgress {
+  step: string;
+  fraction: number;
+}
+
+/**
+ * A compile's progress, per tab, in a store of its own: it changes at every pass, and only the
+ * status line shows it. Kept in `CompileTab` it re-rendered the whole view (three graph panes,
+ * the timeline, the diagnostics) 20 times per compile, each time on the UI thread.
+ */
+const useProgressStore = create<{ tabs: Record<string, CompileProgress | null> }>(() => ({ tabs: {} }));
+
+export function useCompileProgress(tabId: string | null | undefined): CompileProgress | null {
+  return useProgressStore((s) => (tabId ? s.tabs[tabId] : null) ?? null);
+}
+
+function setProgress(tabId: string, progress: CompileProgress | null) {
+  useProgressStore.setState((s) => ({ tabs: { ...s.tabs, [tabId]: progress } }));
 }
 
 const docOf = (tabId: string) => useStudio.getState().docs.find((d) => d.id === tabId) ?? null;
@@ -133,8 +152,13 @@ export async function runCompile(tabId: string) {
   if (!doc || !t.options) return;
   const seq = ++compileSeq;
   const live = () => seq === compileSeq;
-  const progress = (step: string, fraction: number) => live() && updateCompileTab(tabId, { progress: { step, fraction } });
-  updateCompileTab(tabId, { running: true, error: null, progress: { step: 'starting the compile', fraction: 0 } });
+  const progress = (step: string, fraction: number) => live() && setProgress(tabId, { step, fraction });
+  const finish = (patch: Partial<CompileTab>) => {
+    setProgress(tabId, null);
+    updateCompileTab(tabId, { running: false, ...patch });
+  };
+  updateCompileTab(tabId, { running: true, error: null });
+  setProgress(tabId, { step: 'starting the compile', fraction: 0 });
   const caffeGraphId = doc.view?.graphId ?? doc.graphId;
   try {
     const r = await workers().model.api.compile(
@@ -144,28 +168,39 @@ export async function runCompile(tabId: string) {
     );
     if (!live()) return;
     if (!r.ok) {
-      updateCompileTab(tabId, { running: false, progress: null, error: describeError(r.error) });
+      finish({ error: describeError(r.error) });
       return;
     }
     const prev = compileTab(tabId);
     // keep the pass the user looked at when it still exists
     const stepName = prev.result?.summary.timeline[prev.step]?.name;
     const step = Math.max(0, stepName ? r.summary.timeline.findIndex((s) => s.name === stepName) : 0);
-    updateCompileTab(tabId, { result: r, canonical: null, engines: {}, step, selected: null, details: null, slot: null, layer: null });
-    if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
-      progress('laying out the canonical graph', 0.75);
-      const canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
+    // The new result is shown in one go, with its canonical graph and the engine graph of that
+    // pass laid out: the panes keep their graph views (and canvases) and only change graphs. Shown
+    // result by result, the panes were emptied and mounted again, each time on the UI thread.
+    let canonical: PaneView | null = null;
+    const engines: Record<string, PaneView> = {};
+    let layoutError: string | null = null;
+    try {
+      if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
+        progress('laying out the canonical graph', 0.75);
+        canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
+        if (!live()) return;
+      }
+      const engineId = r.summary.timeline[step]?.graphId;
+      if (r.graphDocId && engineId) {
+        progress('laying out the engine graph', 0.88);
+        engines[engineId] = await prepareGraphView(r.graphDocId, engineId, 'TB');
+        if (!live()) return;
+      }
+    } catch (e) {
       if (!live()) return;
-      updateCompileTab(tabId, { canonical });
+      layoutError = errorText(e, doc.title);
     }
-    const engineId = r.summary.timeline[step]?.graphId;
-    if (r.graphDocId && engineId) {
-      progress('laying out the engine graph', 0.88);
-      await ensureEngine(tabId, engineId);
-    }
-    if (live()) updateCompileTab(tabId, { running: false, progress: null });
+    updateCompileTab(tabId, { result: r, canonical, engines, step, selected: null, details: null, slot: null, layer: null });
+    finish(layoutError ? { error: layoutError } : {});
   } catch (e) {
-    if (live()) updateCompileTab(tabId, { running: false, progress: null, error: errorText(e, doc.title) });
+    if (live()) finish({ error: errorText(e, doc.title) });
   }
 }
 
@@ -268,6 +303,10 @@ registerWorkerDocOwner({
   },
   tabClosed(tabId) {
     useCompile.setState((s) => {
+      const { [tabId]: _gone, ...tabs } = s.tabs;
+      return { tabs };
+    });
+    useProgressStore.setState((s) => {
       const { [tabId]: _gone, ...tabs } = s.tabs;
       return { tabs };
     });

@@ -17,7 +17,7 @@ import { buildScene, sceneMeasuresFrom, withGraph, type Scene, type SceneData, t
 import { buildStyle, type EdgeStyle } from './style';
 import { exportSceneSVG } from './svg-export';
 import { onSceneLabels, preparedSceneFor, sceneDrawn } from './prepared';
-import { canvasSizeFor, releaseCanvas, takeCanvas } from './canvas-pool';
+import { CANVAS_STYLE, canvasSizeFor, releaseCanvas, takeCanvas } from './canvas-pool';
 
 export interface GraphViewProps {
   graph: Graph;
@@ -118,8 +118,6 @@ function sameList(a: readonly number[], b: readonly number[]): boolean {
 }
 
 const ROOT_STYLE: CSSProperties = { position: 'relative', overflow: 'hidden', width: '100%', height: '100%', outline: 'none', touchAction: 'none' };
-/** the canvas's inline style (set on the element: the canvas is put in place outside React, see canvas-pool.ts) */
-const CANVAS_STYLE_DOM = { position: 'absolute', left: '0px', top: '0px', width: '100%', height: '100%', display: 'block' } as const;
 const TIP_STYLE: CSSProperties = {
   position: 'absolute', left: 0, top: 0, display: 'none', pointerEvents: 'none', zIndex: 2, whiteSpace: 'pre', maxWidth: 480,
   overflow: 'hidden', textOverflow: 'ellipsis', font: '11px -apple-system, "Segoe UI", "Helvetica Neue", Helvetica, Arial, sans-serif',
@@ -445,7 +443,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const canvas = takeCanvas(width, height);
     canvas.dataset.testid = 'graph-canvas';
     canvas.setAttribute('aria-hidden', 'true');
-    Object.assign(canvas.style, CANVAS_STYLE_DOM);
+    Object.assign(canvas.style, CANVAS_STYLE);
     root.insertBefore(canvas, root.firstChild);
     canvasRef.current = canvas;
     return () => {

@@ -6,7 +6,10 @@
  * machine, which made the first frame of a big graph one long task. While a graph is laid out
  * (seconds at 100,000 operators) the pane it will be drawn in already has its size, so
  * `warmCanvasFor` makes a canvas of that size and draws once on it, in a task of its own; the
- * GraphView that mounts next takes it (`takeCanvas`) and its first frame only draws. A view gives
+ * GraphView that mounts next takes it (`takeCanvas`) and its first frame only draws. Without the
+ * GPU the compositor also makes two shared-memory buffers of a canvas's size the first two times
+ * it shows it (about 20 ms each there): the warmed canvas is shown blank in the pane for two
+ * frames (`presentBlank`), so the view's first frames do not make them. A view gives
  * its canvas back when it goes (`releaseCanvas`), so the next graph of the pane (another subgraph,
  * the other direction) finds one of the right size too.
  *
@@ -31,6 +34,9 @@ export function canvasSizeFor(el: Element): { width: number; height: number; css
   return { width: Math.max(1, Math.round(cssWidth * dpr)), height: Math.max(1, Math.round(cssHeight * dpr)), cssWidth, cssHeight, dpr };
 }
 
+/** How a graph canvas sits in its host: over the whole of it (GraphView places its canvas so; a warmed canvas waits so). */
+export const CANVAS_STYLE = { position: 'absolute', left: '0px', top: '0px', width: '100%', height: '100%', display: 'block' } as const;
+
 /** Canvases nobody draws on, ready (their backing store allocated); few: one per pane size seen last. */
 const spare: HTMLCanvasElement[] = [];
 const MAX_SPARE = 2;
@@ -49,7 +55,10 @@ export function takeCanvas(width: number, height: number): HTMLCanvasElement {
   if (i >= 0) {
     // for the benches: the view starts on a ready canvas
     performance.mark('npu:view:canvas-ready');
-    return spare.splice(i, 1)[0]!;
+    const c = spare.splice(i, 1)[0]!;
+    // (a warmed canvas waits in its pane's warmer element: the view places it itself)
+    c.style.pointerEvents = '';
+    return c;
   }
   const c = spare.pop() ?? document.createElement('canvas');
   c.width = width;
@@ -85,7 +94,40 @@ export function warmCanvasFor(host: Element) {
   spare.unshift(c);
   spare.length = Math.min(spare.length, MAX_SPARE);
   performance.measure('npu:view:canvas-warm', { start: t0, end: performance.now() });
+  presentBlank(c, host, PRESENTS);
   warmFonts(c, 0);
+}
+
+/**
+ * The compositor keeps two buffers of a canvas (the one on screen and the one being drawn):
+ * without the GPU, each is a shared-memory bitmap of the canvas's size, made the first time the
+ * canvas is shown with new content (about 20 ms each for a 1100x800 canvas on the bench machine,
+ * in the frame's task: the first frame of a view and the next one were long tasks for it).
+ */
+const PRESENTS = 2;
+
+/**
+ * Shows the blank canvas `c` in `host` (where the view will be; transparent, so nothing is seen)
+ * with new content in each of `frames` frames, one animation frame apart, so that the compositor
+ * makes its buffers now, each in a frame of its own; they stay with the canvas when a view takes
+ * it and moves it into its own element. Stops once a view took the canvas or the host went.
+ */
+function presentBlank(c: HTMLCanvasElement, host: Element, frames: number) {
+  Object.assign(c.style, CANVAS_STYLE, { pointerEvents: 'none' });
+  host.appendChild(c);
+  const step = (left: number) => {
+    if (left === 0 || !spare.includes(c) || !host.isConnected) return;
+    requestAnimationFrame(() => {
+      if (!spare.includes(c) || c.parentElement !== host) return;
+      const t0 = performance.now();
+      // new content (cleared again in the same frame): the frame shows the canvas, still blank
+      allocate(c);
+      performance.measure('npu:view:canvas-present', { start: t0, end: performance.now() });
+      // the frame this callback belongs to is painted before the next one's callbacks run
+      step(left - 1);
+    });
+  };
+  step(frames);
 }
 
 /** Fonts already drawn once in this page (the font cache is per page, not per canvas). */

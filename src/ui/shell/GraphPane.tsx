@@ -207,8 +207,9 @@ function BodyChooser({ node, links, onPick }: { node: GraphNode; links: Subgraph
 
 /**
  * While the first graph of a pane is laid out: the canvas it will be drawn on is made and its
- * pixels allocated now (graph/canvas-pool.ts), in a task of its own, not in the first frame's.
- * Covers the graph host exactly, as the GraphView will.
+ * pixels allocated now (graph/canvas-pool.ts), in a task of its own, not in the first frame's,
+ * then shown blank in this element for two frames (its compositor buffers). Covers the graph
+ * host exactly, as the GraphView will.
  */
 function CanvasWarmer() {
   const ref = useRef<HTMLDivElement>(null);
@@ -220,7 +221,8 @@ function CanvasWarmer() {
   }, []);
   return <div ref={ref} aria-hidden="true" style={WARMER_STYLE} />;
 }
-const WARMER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', pointerEvents: 'none', visibility: 'hidden' };
+// not `visibility: hidden`: the warmed canvas is shown in it (blank) so that its compositor buffers are made (canvas-pool.ts)
+const WARMER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', pointerEvents: 'none' };
 
 /** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
 function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {

@@ -19,6 +19,19 @@ interface BuilderState {
 }
 
 export class Builder16 extends Builder {
+  /**
+   * `createByteVector` of `length` bytes that `write` puts straight into the buffer (a view of
+   * `length` zeros), so large blobs are written once, where they stay, not made and then copied.
+   */
+  createByteVectorWith(length: number, write: (into: Uint8Array) => void): number {
+    const s = this as unknown as BuilderState;
+    this.startVector(1, length, 1);
+    s.space -= length;
+    s.bb.setPosition(s.space);
+    write(s.bb.bytes().subarray(s.space, s.space + length));
+    return this.endVector();
+  }
+
   override endObject(): number {
     const s = this as unknown as BuilderState;
     if (s.vtable == null || !s.isNested) throw new Error('FlatBuffers: endObject called without startObject');

@@ -70,6 +70,44 @@ export interface Blob {
   data: Uint8Array;
 }
 
+/**
+ * An aux-data blob (weights, bias, scale) whose bytes are written where they are needed, once:
+ * `serializeLoadable` has `writeInto` write them straight into the loadable's buffer, and `data`
+ * is a view of them there from then on; read before that, `data` writes them into memory of
+ * their own. ResNet-50's 51 MB of fp16 weights are so laid out once, in the loadable itself.
+ */
+export class WrittenBlob implements Blob {
+  readonly interface: number = INTERFACE.NONE;
+  readonly subInterface = 0;
+  readonly version: Version = { major: 0, minor: 0, subMinor: 0 };
+  private bytes: Uint8Array | null = null;
+
+  constructor(
+    readonly name: string,
+    /** the bytes' length */
+    readonly size: number,
+    /** writes the `size` bytes into its argument (`size` long, zeros) */
+    private readonly write: (into: Uint8Array) => void,
+  ) {}
+
+  get data(): Uint8Array {
+    if (!this.bytes) {
+      const bytes = new Uint8Array(this.size);
+      this.write(bytes);
+      this.bytes = bytes;
+    }
+    return this.bytes;
+  }
+
+  /** the bytes into `into` (`size` long), which `data` is from then on */
+  writeInto(into: Uint8Array): void {
+    if (into.length !== this.size) throw new RangeError(`blob ${this.name}: ${this.size} bytes written into ${into.length}`);
+    if (this.bytes) into.set(this.bytes);
+    else this.write(into);
+    this.bytes = into;
+  }
+}
+
 export interface TensorDescListEntry {
   name: string;
   id: number;

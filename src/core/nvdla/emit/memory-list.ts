@@ -9,11 +9,11 @@
  */
 import type { EngineGraph, EngineNode } from '../engine/model';
 import type { TensorBufferDesc, TensorSurfaceDesc } from '../engine/surfaces';
-import { blobBytes, type WeightBlob } from '../engine/weights';
+import { DirectConvolutionWeights, blobBytes, type WeightBlob } from '../engine/weights';
 import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { DATA_FORMAT_CODE } from '../surface';
-import { INTERFACE, MEMORY_DOMAIN, MEMORY_FLAGS, type AddressListEntry, type Blob, type MemoryListEntry, type TensorDescListEntry } from './loadable';
+import { INTERFACE, MEMORY_DOMAIN, MEMORY_FLAGS, WrittenBlob, type AddressListEntry, type Blob, type MemoryListEntry, type TensorDescListEntry } from './loadable';
 
 export class EmitError extends Error {
   constructor(message: string) {
@@ -205,7 +205,12 @@ export function prepareMemoryList(g: EngineGraph, target: TargetConfig): MemoryL
         where.addressId[nn] = pool.addrId;
         where.offset[nn] = pl.poolOffset + bufferOffset;
       }
-      if (tsd.content) blobs.push({ name: tb.id, size: tsd.size, interface: INTERFACE.NONE, subInterface: 0, version: { major: 0, minor: 0, subMinor: 0 }, data: blobBytes(auxData(g, tsd), tsd.size) });
+      if (tsd.content) {
+        const data = auxData(g, tsd);
+        // laid-out weights are written straight into the loadable's buffer (serializeLoadable)
+        if (data instanceof DirectConvolutionWeights) blobs.push(new WrittenBlob(tb.id, tsd.size, (into) => data.writeBytes(into)));
+        else blobs.push({ name: tb.id, size: tsd.size, interface: INTERFACE.NONE, subInterface: 0, version: { major: 0, minor: 0, subMinor: 0 }, data: blobBytes(data, tsd.size) });
+      }
     }
     surfaceAddress.set(tsd.id, where);
   }

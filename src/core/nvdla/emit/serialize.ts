@@ -16,7 +16,7 @@ import { SubmitListEntry } from '../../loadable/generated/nvdla/loadable/submit-
 import { TaskListEntry } from '../../loadable/generated/nvdla/loadable/task-list-entry';
 import { TensorDescListEntry } from '../../loadable/generated/nvdla/loadable/tensor-desc-list-entry';
 import { Version } from '../../loadable/generated/nvdla/loadable/version';
-import type { NvdlaLoadable } from './loadable';
+import { WrittenBlob, type NvdlaLoadable } from './loadable';
 
 /** C++ `CreateVector<uint16_t>`: an empty vector is still written */
 function u16Vector(b: Builder, values: readonly number[]): number {
@@ -39,7 +39,9 @@ function offsetVector(b: Builder, offsets: readonly number[]): number {
 
 export function serializeLoadable(l: NvdlaLoadable): Uint8Array {
   // start big enough for the blobs, so the builder does not grow (and copy) the buffer many times
-  const b = new Builder16(l.blobs.reduce((n, x) => n + x.data.length + 64, 0) + 64 * (l.memory.length + l.addresses.length + l.relocs.length) + 65536);
+  // (a multiple of 8: the builder aligns from the buffer's end, so blob bytes are then aligned for their element type)
+  const estimate = l.blobs.reduce((n, x) => n + (x instanceof WrittenBlob ? x.size : x.data.length) + 64, 0) + 64 * (l.memory.length + l.addresses.length + l.relocs.length) + 65536;
+  const b = new Builder16(Math.ceil(estimate / 8) * 8);
   const tasks = l.tasks.map((t) => {
     const addressList = u16Vector(b, t.addressList);
     const pre = u16Vector(b, t.preActions);
@@ -96,7 +98,7 @@ export function serializeLoadable(l: NvdlaLoadable): Uint8Array {
   const blobs = [...l.blobs]
     .sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     .map((s) => {
-      const data = b.createByteVector(s.data);
+      const data = s instanceof WrittenBlob ? b.createByteVectorWith(s.size, (into) => s.writeInto(into)) : b.createByteVector(s.data);
       const name = b.createString(s.name);
       Blob.startBlob(b);
       Blob.addData(b, data);

@@ -48,6 +48,32 @@ export interface ConcatGapsResult {
 
 export type ConcatGapReject = (node: EngineNode, message: string) => never;
 
+/**
+ * The Caffe concats that take one tensor as two or more of their inputs (`bottom: "a" bottom:
+ * "a"`), each with the sentence that refuses it. A concat is no operation on NVDLA: each input's
+ * writer writes it in place in the concat's buffer, and a tensor has one writer writing one
+ * place, so only one of the tensor's places would be written; nvdla_compiler compiles it so and
+ * the readers take whatever the buffer held in the other places (a convolution after
+ * `Concat(c1, c1)` measured at 3 dB against Caffe).
+ */
+export function repeatedConcatInputs(ed: EngineGraphEditor, layerOf: (n: EngineNode) => string): { node: EngineNode; message: string }[] {
+  const out: { node: EngineNode; message: string }[] = [];
+  for (const node of ed.graph.nodes) {
+    if (node.params.kind !== 'concat' || !node.params.canonicalInputs) continue;
+    const at = new Map<string, number[]>();
+    node.inputEdges.forEach((id, i) => at.set(id, [...(at.get(id) ?? []), i + 1]));
+    const repeated = [...at].find(([, places]) => places.length > 1);
+    if (!repeated) continue;
+    const [edgeId, places] = repeated;
+    const tensor = ed.edge(edgeId).tensor?.name ?? edgeId;
+    out.push({
+      node,
+      message: `Concat '${layerOf(node)}' takes '${tensor}' as its inputs ${places.slice(0, -1).join(', ')} and ${places.at(-1)}: NVDLA writes each input of a concat in place in its buffer, one place per tensor, so the other places would never be written (compute each repeated input as a layer of its own)`,
+    });
+  }
+  return out;
+}
+
 /** where each input of a channel concat starts in its surface, given `perGroup` channels a group */
 export function concatChannelStarts(channels: readonly number[], perGroup: number): number[] {
   let at = 0;

@@ -10,6 +10,14 @@
  * no tap. Padding is not supported (upstream's limitation, kept): the phase outputs times the
  * stride must give the deconvolution's output exactly.
  *
+ * The phases' concat places each phase after the whole channel groups of the ones before it, as a
+ * Caffe concat does (concat-gaps.ts), but it needs no gaps: the phase convolutions' output surfaces
+ * are suggested with their channels rounded up to the group (suggest.ts, upstream
+ * `ConvCoreDeconvolutionOpNode::suggestSurfaceDims`) and their fused SDPs take those dims, so the
+ * concat's sum of its inputs' channels is already the group-aligned total its buffer is sized for,
+ * and the Rubik contract reads phase p at channel p x roundUp(C, group), where it was written
+ * (deconvolution.test.ts: 3 and 20 channels, in dB against Caffe and in the memory plan).
+ *
  * Node and edge creation follows upstream step for step (split, concat and rubik nodes first, then
  * per further phase a deconvolution and a copy of the fused SDP made as from their canonical
  * nodes), because creation numbers decide the graph order and so the loadable.

@@ -18,7 +18,7 @@ import { surfaceFormat } from '../surface';
 import type { TargetConfig } from '../targets';
 import { EngineGraphEditor, EngineGraphError, emptyEngineGraph, registerLut } from './graph';
 import { blobOf, defaultX1, modeOf, NodeFactory, sdpCommon, unitWeights } from './factory';
-import { placeConcatInputsOnGroups } from './concat-gaps';
+import { placeConcatInputsOnGroups, repeatedConcatInputs } from './concat-gaps';
 import { disabledSubEngine, subEngine, type EngineEdge, type EngineGraph, type EngineNode } from './model';
 
 export interface EngineGenerateResult {
@@ -312,9 +312,17 @@ class Generator extends NodeFactory {
       e.bind = { id: i, direction: 'output' };
       g.outputEdges.push(e.id);
     });
+    const canName = new Map(this.can.nodes.map((n) => [n.id, n]));
+    // a concat taking one tensor twice: only one of its places would be written (concat-gaps.ts)
+    for (const r of repeatedConcatInputs(this.ed, (n) => (n.canonicalNode ? canName.get(n.canonicalNode)?.name : undefined) ?? n.name)) {
+      this.fail(r.node.canonicalNode ? (canName.get(r.node.canonicalNode) ?? null) : null, r.message, {
+        upstream: 'none: it compiles the concat',
+        upstreamBehaviour: 'wrong-result',
+        studio: 'nvdla_compiler writes the repeated tensor once and leaves its other places in the concat unwritten, so the readers take what the buffer held there; NPU Studio refuses',
+      });
+    }
     // concat inputs starting mid channel group: gaps in the surface, readers skip them (concat-gaps.ts)
     const perGroup = this.int8 ? this.target.atomicKSize : this.target.atomicKSize / 2;
-    const canName = new Map(this.can.nodes.map((n) => [n.id, n]));
     const gaps = placeConcatInputsOnGroups(
       this.ed,
       perGroup,

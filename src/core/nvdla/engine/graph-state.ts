@@ -270,13 +270,14 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-export function refreshAfterLocalEdit(g: EngineGraph, ctx: PassContext): void {
+export function refreshAfterLocalEdit(g: EngineGraph, ctx: PassContext, editor?: EngineGraphEditor): void {
   const fresh = g.edges.filter((e) => e.kind === 'data' && !e.surface);
   if (fresh.length > 1) {
     refreshGraphState(g, ctx);
     return;
   }
-  const ed = new EngineGraphEditor(g);
+  // the caller's editor when it made the edit through one (its maps are current), else a new one
+  const ed = editor ?? new EngineGraphEditor(g);
   for (const n of g.nodes) repopulateEdgePorts(ed, n);
   const e = fresh[0];
   if (e) registerSurface(g, e);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { goldenCase } from '../../../../test/support/nvdla/golden';
 import { compileNvdla } from '../compile';
 import { cloneEngineGraph } from './graph';
-import { ScaledKernelWeights } from './weights';
+import { isSharedWeightBlob } from './weights';
 
 /** every difference between a graph and its copy: values that differ, objects shared (not copied), typed arrays copied (not shared) */
 function copyDefects(a: unknown, b: unknown, path: string, out: string[]): void {
@@ -11,7 +11,7 @@ function copyDefects(a: unknown, b: unknown, path: string, out: string[]): void 
     if (!Object.is(a, b)) out.push(`${path}: ${String(a)} became ${String(b)}`);
     return;
   }
-  if (ArrayBuffer.isView(a) || a instanceof ScaledKernelWeights) {
+  if (ArrayBuffer.isView(a) || isSharedWeightBlob(a)) {
     if (a !== b) out.push(`${path}: weights copied instead of shared`);
     return;
   }

@@ -4,7 +4,7 @@
  * node), over the plain `EngineGraph` data. Passes copy the graph (`cloneEngineGraph`), edit the
  * copy through an `EngineGraphEditor`, and return it.
  */
-import { ScaledKernelWeights } from './weights';
+import { isSharedWeightBlob } from './weights';
 import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry, type TensorBufferDesc, type TensorSurfaceDesc } from './model';
 
 /**
@@ -98,7 +98,7 @@ function cloneBuffer(b: TensorBufferDesc): TensorBufferDesc {
 // plain loops (no map / Object.entries): every pass copies the graph, this is a hot path
 function deepCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
-  if (ArrayBuffer.isView(v) || v instanceof ScaledKernelWeights) return v;
+  if (ArrayBuffer.isView(v) || isSharedWeightBlob(v)) return v;
   if (Array.isArray(v)) {
     // arrays of plain values (ids, scales, dims) are copied whole, without a call per element
     let plain = true;

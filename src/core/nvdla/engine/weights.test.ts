@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { float32ToHalfTiesAway } from '../half-ties-away';
 import { combineKernelWeightsAndScale, scaleKernelWeightsLazily } from './sdp-math';
-import { nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, quantizeWeights, ScaledKernelWeights, translateWtsForDC, weightDims, type WeightBlob } from './weights';
+import { blobBytes, nvdlaCompilerPostExtRows, postChnlExtWtsForIMG, quantizeWeights, ScaledKernelWeights, translateWtsForDC, weightDims, type BlobType, type WeightBlob } from './weights';
 
 /**
  * Post-extended image weights, read back stripe by stripe as the CSC reads them: which kernel row
@@ -110,5 +112,136 @@ describe('merged kernel weights made when read (ScaledKernelWeights)', () => {
     expect(scaleKernelWeightsLazily('PER_CHANNEL', K + 1, n / (K + 1), w, perChannel)).toBeNull();
     expect(scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, w, { type: 'FLOAT', count: 3, values: Float32Array.of(1, 2, 3) })).toBeNull();
     expect(scaleKernelWeightsLazily('PER_CHANNEL', K, C * RS, { type: 'INT8', count: n, values: new Int8Array(n) }, perChannel)).toBeNull();
+  });
+});
+
+/**
+ * `execWtTrnsOpsForDC` / `execWtTrnsOpsForDeconv` element by element, as upstream writes it (every
+ * value converted with the single-value fp16 conversion as it is read): the specification the
+ * kernel-group layout of `DirectConvolutionWeights` must give bit for bit.
+ */
+function directLayoutReference(K: number, C: number, R: number, S: number, values: Float32Array | Int8Array | Uint16Array, from: BlobType, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv: boolean): number[] {
+  const bytes = rt === 'INT8' ? 1 : 2;
+  const kf = bytes === 1 ? atomicK : atomicK / 2;
+  const conv = (v: number) => (from === rt ? v : rt === 'HALF' ? float32ToHalfTiesAway(v) : Math.trunc(v));
+  const groups: { k0: number; kn: number; c0: number; cn: number; cgs: number }[] = [];
+  const cfg = Math.floor(C / atomicC);
+  const cp = C % atomicC;
+  const kGroups = [...Array.from({ length: Math.floor(K / kf) }, (_, g) => ({ k0: g * kf, kn: kf })), ...(K % kf ? [{ k0: Math.floor(K / kf) * kf, kn: K % kf }] : [])];
+  for (const kg of kGroups) {
+    if (cfg > 0) groups.push({ ...kg, c0: 0, cn: atomicC, cgs: cfg });
+    if (cp > 0) groups.push({ ...kg, c0: cfg * atomicC, cn: cp, cgs: 1 });
+  }
+  const out: number[] = [];
+  for (const g of groups)
+    for (let cg = 0; cg < g.cgs; cg++)
+      for (let r = 0; r < R; r++)
+        for (let s = 0; s < S; s++)
+          for (let k = g.k0; k < g.k0 + g.kn; k++)
+            for (let c = 0; c < g.cn; c++) {
+              const ir = deconv ? R - 1 - r : r;
+              const is = deconv ? S - 1 - s : s;
+              out.push(conv(values[is + S * (ir + R * (cg * atomicC + g.c0 + c + C * k))]!));
+            }
+  const total = Math.ceil((K * C * R * S * bytes) / cbufWidth) * (cbufWidth / bytes);
+  while (out.length < total) out.push(0);
+  return out;
+}
+
+describe('the direct-convolution layout made when needed (DirectConvolutionWeights)', () => {
+  const shape = fc.record({
+    K: fc.integer({ min: 1, max: 40 }),
+    C: fc.integer({ min: 1, max: 80 }),
+    R: fc.integer({ min: 1, max: 3 }),
+    S: fc.integer({ min: 1, max: 3 }),
+    deconv: fc.boolean(),
+    target: fc.constantFrom({ atomicK: 32, atomicC: 64 }, { atomicK: 8, atomicC: 8 }),
+    seed: fc.integer({ min: 1, max: 1e9 }),
+  });
+  /** seeded float32 values with fp16 ties, subnormals, values past fp16's range and zeros among them */
+  const floats = (n: number, seed: number) => {
+    let x = seed >>> 0;
+    const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32) * 2 - 1;
+    return Float32Array.from({ length: n }, (_, i) => (i % 31 === 0 ? 1 + 2 ** -11 : i % 29 === 0 ? -(2 ** -20) : i % 23 === 0 ? 70000 : i % 19 === 0 ? 0 : next() * 4));
+  };
+
+  it('fp16 from float32 weights, plain and merged (one or two factors), forwards and deconvolution: the bits of upstream loops', () => {
+    fc.assert(
+      fc.property(shape, fc.integer({ min: 0, max: 2 }), ({ K, C, R, S, deconv, target, seed }, factors) => {
+        const n = K * C * R * S;
+        const source = floats(n, seed);
+        const fs = Array.from({ length: factors }, (_, j) => floats(K, seed + j + 1));
+        const blob: WeightBlob = factors ? new ScaledKernelWeights(source, K, C * R * S, fs) : { type: 'FLOAT', count: n, values: source };
+        // the reference reads the products as eager merges store them (each step rounded to float32)
+        const eager = factors ? (blob as ScaledKernelWeights).values.slice() : source;
+        const got = translateWtsForDC(weightDims(n, K, C, S, R, 1, 1), blob, 'HALF', target.atomicK, target.atomicC, 64, deconv);
+        const want = directLayoutReference(K, C, R, S, eager, 'FLOAT', 'HALF', target.atomicK, target.atomicC, 64, deconv);
+        expect(got.count).toBe(n);
+        const bad = want.map((v, i) => (got.values[i] === v ? null : `${i}: ${got.values[i]} != ${v}`)).filter((x) => x !== null);
+        expect(bad.slice(0, 5)).toEqual([]);
+        expect(got.values.length).toBe(want.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('int8 weights moved as they are, and int8 written from float32 truncated', () => {
+    fc.assert(
+      fc.property(shape, ({ K, C, R, S, deconv, target, seed }) => {
+        const n = K * C * R * S;
+        const f = floats(n, seed).map((v) => v * 30);
+        const q = Int8Array.from(f, (v) => Math.trunc(v));
+        const d = weightDims(n, K, C, S, R, 1, 1);
+        const fromInt8 = translateWtsForDC(d, { type: 'INT8', count: n, values: q }, 'INT8', target.atomicK, target.atomicC, 64, deconv);
+        expect(Array.from(fromInt8.values)).toEqual(directLayoutReference(K, C, R, S, q, 'INT8', 'INT8', target.atomicK, target.atomicC, 64, deconv));
+        const fromFloat = translateWtsForDC(d, { type: 'FLOAT', count: n, values: f }, 'INT8', target.atomicK, target.atomicC, 64, deconv);
+        expect(Array.from(fromFloat.values)).toEqual(directLayoutReference(K, C, R, S, f, 'FLOAT', 'INT8', target.atomicK, target.atomicC, 64, deconv).map((v) => (v << 24) >> 24));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('int8 weights quantised when read (per kernel, per filter, plain and merged) lay out as their values made first do', () => {
+    fc.assert(
+      fc.property(shape, fc.boolean(), fc.boolean(), ({ K, C, R, S, deconv, target, seed }, perFilter, merged) => {
+        const n = K * C * R * S;
+        const source = floats(n, seed);
+        const float: WeightBlob = merged ? new ScaledKernelWeights(source, K, C * R * S, [floats(K, seed + 1)]) : { type: 'FLOAT', count: n, values: source };
+        const d = weightDims(n, K, C, S, R, 1, 1);
+        const lazy = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
+        const made = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
+        const plain: WeightBlob = { type: 'INT8', count: n, values: made.values.slice() };
+        const got = translateWtsForDC(d, lazy, 'INT8', target.atomicK, target.atomicC, 64, deconv);
+        expect(Array.from(got.values)).toEqual(directLayoutReference(K, C, R, S, plain.values as Int8Array, 'INT8', 'INT8', target.atomicK, target.atomicC, 64, deconv));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('writeBytes lays the weights straight into other memory: the bytes of blobBytes, cut or padded with zeros, whether or not values were made', () => {
+    const K = 21;
+    const C = 70;
+    const n = K * C * 9;
+    const source = floats(n, 99);
+    const make = () => translateWtsForDC(weightDims(n, K, C, 3, 3, 1, 1), new ScaledKernelWeights(source, K, C * 9, [floats(K, 5)]), 'HALF', 32, 64, 64);
+    const made = make();
+    const full = new Uint8Array(made.values.buffer, made.values.byteOffset, made.values.byteLength).slice();
+    for (const size of [full.length + 200, full.length, n * 2, n * 2 - 6]) {
+      const want = new Uint8Array(size);
+      want.set(full.subarray(0, Math.min(size, full.length)));
+      // into memory with stale bytes, at an even offset (laid out in place) and at an odd one (copied)
+      for (const at of [2, 1]) {
+        const into = new Uint8Array(size + 4).fill(0xee).subarray(at, at + size);
+        const lazy = make();
+        lazy.writeBytes(into);
+        // in place only where aligned for fp16 and long enough for the whole layout
+        expect(lazy.isLaidOut()).toBe(at % 2 === 1 || size < n * 2);
+        expect(Buffer.compare(into, want)).toBe(0);
+      }
+      const again = new Uint8Array(size).fill(0xee);
+      made.writeBytes(again);
+      expect(Buffer.compare(again, want)).toBe(0);
+      expect(Buffer.compare(blobBytes(make(), size), want)).toBe(0);
+    }
   });
 });

@@ -7,7 +7,7 @@
  * Blobs are typed arrays; float math is float32 (`Math.fround`) where upstream computes in
  * float, and fp16 values are produced with upstream's ties-away rounding.
  */
-import { float32ArrayToHalfTiesAway, float32ToHalfTiesAway, halfTiesAwayOfBits, halfTiesAwayOfFloat } from '../half-ties-away';
+import { float32BitsToHalfTiesAwayInto, float32ToHalfTiesAway, halfTiesAwayOfBits } from '../half-ties-away';
 import type { SurfacePrecision } from '../surface';
 import type { ImgPostExtWeightLayout } from '../profiles';
 
@@ -65,6 +65,15 @@ export class ScaledKernelWeights implements WeightBlob {
     return out;
   }
 
+  /** kernels `k0 .. k0 + count` into `out` (at least `count x perKernel` long), kernel after kernel */
+  kernelsInto(k0: number, count: number, out: Float32Array): void {
+    if (this.made) {
+      out.set(this.made.subarray(k0 * this.perKernel, (k0 + count) * this.perKernel));
+      return;
+    }
+    for (let k = 0; k < count; k++) this.kernelInto(k0 + k, out.subarray(k * this.perKernel, (k + 1) * this.perKernel));
+  }
+
   private kernelInto(k: number, out: Float32Array): void {
     const x = this.source;
     const base = k * this.perKernel;
@@ -89,6 +98,11 @@ export class ScaledKernelWeights implements WeightBlob {
   toJSON(): WeightBlob {
     return { type: this.type, count: this.count, values: this.values };
   }
+}
+
+/** blob objects graph copies share (immutable, with their values made when read) */
+export function isSharedWeightBlob(v: unknown): v is ScaledKernelWeights | QuantizedKernelWeights | DirectConvolutionWeights {
+  return v instanceof ScaledKernelWeights || v instanceof QuantizedKernelWeights || v instanceof DirectConvolutionWeights;
 }
 
 export function floatBlob(values: Float32Array): WeightBlob {
@@ -150,13 +164,74 @@ export interface Quantized {
   filterScales: number[];
 }
 
-/** `perKernelQuantizeWts` / `perFilterQuantizeWts`: q = clamp(floor(w * (1 / s) + 0.5)) */
+/**
+ * Int8 kernel weights quantised from float ones (`perKernelQuantizeWts` / `perFilterQuantizeWts`:
+ * q = clamp(floor(w x (1 / s) + 0.5)), each step in float32), made when read: the scales are
+ * known (`quantizeWeights` finds them with one pass over the float weights), the int8 values are
+ * made kernel by kernel where they are needed, so the direct-convolution layout reads them
+ * straight from the float weights (for ResNet-50, 25 MB of fresh memory less per int8 compile).
+ * Immutable: graph copies share it.
+ */
+export class QuantizedKernelWeights implements WeightBlob {
+  readonly type = 'INT8' as const;
+  private made: Int8Array | null = null;
+
+  constructor(
+    /** the float weights, kernel after kernel: plain, or merged ones not yet multiplied out */
+    readonly source: Float32Array | ScaledKernelWeights,
+    /** the blob's length (values past the kernels are 0) */
+    readonly count: number,
+    readonly kernels: number,
+    readonly perKernel: number,
+    /** 1 / scale, in float32, per kernel */
+    readonly invScales: Float32Array,
+  ) {}
+
+  get values(): Int8Array {
+    if (this.made) return this.made;
+    const out = new Int8Array(this.count);
+    this.kernelsInto(0, this.kernels, out);
+    this.made = out;
+    return out;
+  }
+
+  /** kernels `k0 .. k0 + count` into `out` (at least `count x perKernel` long), kernel after kernel */
+  kernelsInto(k0: number, count: number, out: Int8Array): void {
+    const n = this.perKernel;
+    if (this.made) {
+      out.set(this.made.subarray(k0 * n, (k0 + count) * n));
+      return;
+    }
+    const scaled = this.source instanceof ScaledKernelWeights ? this.source : null;
+    const scratch = scaled ? new Float32Array(n) : null;
+    for (let k = 0; k < count; k++) {
+      const kk = k0 + k;
+      const w = scaled ? scaled.kernel(kk, scratch!) : (this.source as Float32Array).subarray(kk * n, (kk + 1) * n);
+      quantizeKernelInto(w, this.invScales[kk]!, out, k * n);
+    }
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
+}
+
+function quantizeKernelInto(w: Float32Array, invScale: number, out: Int8Array, at: number): void {
+  for (let i = 0; i < w.length; i++) {
+    const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
+    // NaN falls through both tests and stores 0, as Math.max(Math.min(NaN, 127), -128) did
+    out[at + i] = q > 127 ? 127 : q < -128 ? -128 : q;
+  }
+}
+
+/** `perKernelQuantizeWts` / `perFilterQuantizeWts`: the scales now, the int8 values when read (`QuantizedKernelWeights`) */
 export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number, RS: number, perFilter: boolean): Quantized {
   if (src instanceof ScaledKernelWeights && src.kernels === G * K && src.perKernel === C * RS) return quantizeScaledWeights(src, perFilter);
   const w = src.values as Float32Array;
-  const out = new Int8Array(src.count);
   const kStride = C * RS;
   const filterScales: number[] = [];
+  const invScales = new Float32Array(G * K);
   // a kernel's values are contiguous: kernel gk (group g, kernel k) is [gk * kStride, (gk + 1) * kStride);
   // per-kernel mode is one range with one scale
   const ranges = perFilter ? G * K : 1;
@@ -168,22 +243,22 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
     for (let i = from; i < to; i++) max = Math.max(max, Math.abs(w[i]!));
     const scale = f32(max / 127);
     const invScale = f32(1 / scale);
-    for (let i = from; i < to; i++) {
-      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
-      // NaN falls through both tests and stores 0, as Math.max(Math.min(NaN, 127), -128) did
-      out[i] = q > 127 ? 127 : q < -128 ? -128 : q;
+    if (perFilter) {
+      filterScales.push(scale);
+      invScales[r] = invScale;
+    } else {
+      for (let i = 0; i < G * K; i++) filterScales.push(scale);
+      invScales.fill(invScale);
     }
-    if (perFilter) filterScales.push(scale);
-    else for (let i = 0; i < G * K; i++) filterScales.push(scale);
   }
-  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+  return { blob: new QuantizedKernelWeights(w, src.count, G * K, kStride, invScales), filterScales };
 }
 
 /**
  * `quantizeWeights` of merged weights not yet multiplied out, without writing them out in
  * float32. A kernel's largest |product| is its largest |weight| times the factors' magnitudes
  * (each step rounds to float32, which is monotonic and symmetric), so the scale needs one pass
- * over the source weights; the products are then made value by value as they are quantised.
+ * over the source weights; the products are made value by value when the int8 values are.
  * Where a factor is not finite (0 x inf is NaN) every product is made for the maximum. Same
  * values, same scales as `quantizeWeights` of `src.values`.
  */
@@ -193,9 +268,9 @@ function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Qu
   const x = src.source;
   const factors = src.factors;
   const finite = factors.every((f) => f.every((v) => Number.isFinite(v)));
-  const out = new Int8Array(src.count);
   const scratch = new Float32Array(n);
   const filterScales: number[] = [];
+  const invScales = new Float32Array(kernels);
   const kernelMax = (k: number): number => {
     let max = -3.4028234663852886e38;
     if (finite) {
@@ -210,38 +285,20 @@ function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Qu
     for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(w[i]!));
     return max;
   };
-  const quantize = (k: number, invScale: number): void => {
-    const base = k * n;
-    if (factors.length === 2) {
-      const a = factors[0]![k]!;
-      const b = factors[1]![k]!;
-      for (let i = 0; i < n; i++) {
-        const q = Math.floor(f32(f32(f32(f32(x[base + i]! * a) * b) * invScale) + 0.5));
-        out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
-      }
-      return;
-    }
-    const w = src.kernel(k, scratch);
-    for (let i = 0; i < n; i++) {
-      const q = Math.floor(f32(f32(w[i]! * invScale) + 0.5));
-      out[base + i] = q > 127 ? 127 : q < -128 ? -128 : q;
-    }
-  };
   if (perFilter) {
     for (let k = 0; k < kernels; k++) {
       const scale = f32(kernelMax(k) / 127);
-      quantize(k, f32(1 / scale));
+      invScales[k] = f32(1 / scale);
       filterScales.push(scale);
     }
   } else {
     let max = -3.4028234663852886e38;
     for (let k = 0; k < kernels; k++) max = Math.max(max, kernelMax(k));
     const scale = f32(max / 127);
-    const invScale = f32(1 / scale);
-    for (let k = 0; k < kernels; k++) quantize(k, invScale);
+    invScales.fill(f32(1 / scale));
     for (let k = 0; k < kernels; k++) filterScales.push(scale);
   }
-  return { blob: { type: 'INT8', count: src.count, values: out }, filterScales };
+  return { blob: new QuantizedKernelWeights(src, src.count, kernels, n, invScales), filterScales };
 }
 
 // ------------------------------------------------------------------ layouts
@@ -389,81 +446,310 @@ export function postChnlExtWtsForIMG(
   return { type: rt, count: n, values: out };
 }
 
-/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC); `deconv`: `translateWtsForDeconv` */
-export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv = false): WeightBlob {
-  const r = d.height;
-  const s = d.width;
-  const cf = atomicC;
-  const cp = d.numChannels % atomicC;
-  const cfg = Math.floor(d.numChannels / atomicC);
-  const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
-  const kp = d.numKernels % kf;
-  const kfg = Math.floor(d.numKernels / kf);
-  const ops: { kg: Limits; cg: Limits; r: Limits; s: Limits; k: Limits; c: Limits }[] = [];
-  for (let g = 0; g < kfg; g++) {
-    if (cfg > 0) ops.push({ kg: L(g, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(0, cf) });
-    if (cp > 0) ops.push({ kg: L(g, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(cfg * atomicC, cp) });
-  }
-  if (kp > 0) {
-    if (cfg > 0) ops.push({ kg: L(kfg, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(0, cf) });
-    if (cp > 0) ops.push({ kg: L(kfg, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(cfg * atomicC, cp) });
-  }
-  const total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
-  const out = newLike(rt, total);
-  // float32 -> fp16 while moving (no converted copy of the whole blob); otherwise convert every
-  // value once, then only move them (the layout is a permutation)
-  // merged kernel weights not yet multiplied out: scaled and converted here, kernel by kernel
-  const scaled = src instanceof ScaledKernelWeights && rt === 'HALF' && src.kernels === d.numKernels && src.count === d.wtSize ? src : null;
-  const floatBits = !scaled && src.type === 'FLOAT' && rt === 'HALF' ? new Int32Array(src.values.buffer, src.values.byteOffset, src.values.length) : null;
-  const values = scaled ? scaled.source : floatBits ? src.values : convertAll(src, rt);
-  const f0 = scaled?.factors[0];
-  const f1 = scaled?.factors[1];
-  const factorCount = scaled ? scaled.factors.length : 0;
-  let n = 0;
-  for (const op of ops) {
-    const sl = op.s.limit;
-    const rl = op.r.limit;
-    const cStride = sl * rl;
-    // `execWtTrnsOpsForDeconv`: the same, with the kernel taps in reverse raster order
-    const rs = op.r.start;
-    const ss = op.s.start;
-    for (let cg = op.cg.start; cg < op.cg.limit; cg++)
-      for (let rr = rs; rr < op.r.limit; rr++)
-        for (let sss = ss; sss < op.s.limit; sss++)
-          for (let k = op.kg.start * kf; k < op.kg.start * kf + op.k.limit; k++) {
-            const ir = deconv ? op.r.limit - 1 - (rr - rs) : rr;
-            const is = deconv ? op.s.limit - 1 - (sss - ss) : sss;
-            const c0 = cg * atomicC + op.c.start;
-            let at = is + sl * (ir + rl * (c0 + d.numChannels * k));
-            if (factorCount === 1) {
-              const fk = f0![k]!;
-              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(values[at]! * fk);
-            } else if (factorCount === 2) {
-              // a convolution merged with a batch-norm, then a scale (ResNet's)
-              const fk = f0![k]!;
-              const gk = f1![k]!;
-              for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfFloat(f32(values[at]! * fk) * gk);
-            } else if (scaled) {
-              for (let c = 0; c < op.c.limit; c++, at += cStride) {
-                let v = values[at]!;
-                for (const f of scaled.factors) v = f32(v * f[k]!);
-                out[n++] = halfTiesAwayOfFloat(v);
-              }
-            } else if (floatBits) for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = halfTiesAwayOfBits(floatBits[at]!);
-            else for (let c = 0; c < op.c.limit; c++, at += cStride) out[n++] = values[at]!;
-          }
-  }
-  return { type: rt, count: n, values: out };
+interface DirectConvolutionOp {
+  kg: Limits;
+  cg: Limits;
+  r: Limits;
+  s: Limits;
+  k: Limits;
+  c: Limits;
 }
 
-/** a blob's values as the RT type of upstream's templates, converted element by element */
-function convertAll(src: WeightBlob, rt: BlobType): ArrayLike<number> {
-  if (src.type === rt) return src.values;
-  if (src.type === 'FLOAT' && rt === 'HALF') return float32ArrayToHalfTiesAway(src.values as Float32Array);
-  const conv = converter(src.type, rt);
-  const out = newLike(rt, src.values.length);
-  for (let i = 0; i < src.values.length; i++) out[i] = conv(src.values[i]!);
-  return out;
+/** `translateWtsForDC`: the direct-convolution weight layout (prepWtTrnsOpsForDC + execWtTrnsOpsForDC); `deconv`: `translateWtsForDeconv` */
+export function translateWtsForDC(d: WeightDims, src: WeightBlob, rt: BlobType, atomicK: number, atomicC: number, cbufWidth: number, deconv = false): DirectConvolutionWeights {
+  return new DirectConvolutionWeights(d, src, rt, atomicK, atomicC, cbufWidth, deconv);
+}
+
+/**
+ * Weights in the direct-convolution layout (`translateWtsForDC`), laid out when first needed:
+ * `values` lays them out once (and keeps them), `writeBytes` lays them out straight into a
+ * caller's memory (emit writes them so into the loadable's buffer: ResNet-50's 51 MB of fp16
+ * weights are then written once, not made here and copied there). The layout is a permutation
+ * of the source's values converted to RT, so either way gives the same values. Immutable, as
+ * the source blob is: graph copies share it.
+ */
+export class DirectConvolutionWeights implements WeightBlob {
+  readonly type: BlobType;
+  /** the values the layout holds (`values` is longer: rounded up to a convolution-buffer entry, zeros) */
+  readonly count: number;
+  private readonly ops: DirectConvolutionOp[];
+  private readonly kf: number;
+  private readonly total: number;
+  private made: WeightBlob['values'] | null = null;
+
+  constructor(
+    readonly dims: WeightDims,
+    readonly source: WeightBlob,
+    rt: BlobType,
+    private readonly atomicK: number,
+    private readonly atomicC: number,
+    cbufWidth: number,
+    readonly deconv: boolean,
+  ) {
+    const d = dims;
+    this.type = rt;
+    const r = d.height;
+    const s = d.width;
+    const cf = atomicC;
+    const cp = d.numChannels % atomicC;
+    const cfg = Math.floor(d.numChannels / atomicC);
+    const kf = bytesOf(rt) === 1 ? atomicK : atomicK / 2;
+    const kp = d.numKernels % kf;
+    const kfg = Math.floor(d.numKernels / kf);
+    const ops: DirectConvolutionOp[] = [];
+    for (let g = 0; g < kfg; g++) {
+      if (cfg > 0) ops.push({ kg: L(g, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(0, cf) });
+      if (cp > 0) ops.push({ kg: L(g, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kf), c: L(cfg * atomicC, cp) });
+    }
+    if (kp > 0) {
+      if (cfg > 0) ops.push({ kg: L(kfg, 1), cg: L(0, cfg), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(0, cf) });
+      if (cp > 0) ops.push({ kg: L(kfg, 1), cg: L(0, 1), r: L(0, r), s: L(0, s), k: L(0, kp), c: L(cfg * atomicC, cp) });
+    }
+    this.ops = ops;
+    this.kf = kf;
+    this.total = roundUp(d.wtSize * bytesOf(rt), cbufWidth) / bytesOf(rt);
+    let n = 0;
+    for (const op of ops) n += (op.cg.limit - op.cg.start) * op.r.limit * op.s.limit * op.k.limit * op.c.limit;
+    this.count = n;
+  }
+
+  get values(): WeightBlob['values'] {
+    if (this.made) return this.made;
+    const out = newLike(this.type, this.total);
+    this.layOut(sameWidthView(out));
+    this.made = out;
+    return out;
+  }
+
+  /**
+   * The little-endian bytes of `blobBytes(this, into.length)` into `into`: the layout, cut to
+   * `into` or followed by zeros. Laid out in place when `into` is aligned for RT.
+   */
+  writeBytes(into: Uint8Array): void {
+    const width = bytesOf(this.type);
+    const laid = this.count * width;
+    if (!this.made && into.length >= laid && into.byteOffset % width === 0) {
+      const view = width === 1 ? into : width === 2 ? new Uint16Array(into.buffer, into.byteOffset, this.count) : new Uint32Array(into.buffer, into.byteOffset, this.count);
+      this.layOut(view);
+      into.fill(0, laid);
+      return;
+    }
+    const bytes = new Uint8Array(this.values.buffer, this.values.byteOffset, this.values.byteLength);
+    const n = Math.min(bytes.length, into.length);
+    into.set(bytes.subarray(0, n));
+    into.fill(0, n);
+  }
+
+  /** whether `values` was made (then `writeBytes` copies it) */
+  isLaidOut(): boolean {
+    return this.made !== null;
+  }
+
+  /** the layout into `out` (at least `count` long, same element width as RT) */
+  private layOut(out: Uint8Array | Uint16Array | Uint32Array): void {
+    const d = this.dims;
+    // A kernel group's values (at most `kf` kernels, which every op reads alone) are converted
+    // once into a small scratch array (or viewed in place when already RT), then moved: tight
+    // loops over one array type each, and no converted or multiplied-out copy of the whole blob.
+    const perKernel = d.numChannels * d.height * d.width;
+    const group = new KernelGroupReader(this.source, this.type, perKernel, this.kf);
+    let n = 0;
+    if (group.floatsToHalf) {
+      // float32 (or merged, multiplied out per group) -> fp16 while moving
+      for (const op of this.ops) {
+        const bits = group.readFloatBits(op.kg.start * this.kf, op.k.limit);
+        n = moveDirectConvolutionOpToHalf(out as Uint16Array, n, bits, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, perKernel, this.deconv);
+      }
+      return;
+    }
+    for (const op of this.ops) {
+      const values = sameWidthView(group.read(op.kg.start * this.kf, op.k.limit));
+      n = moveDirectConvolutionOp(out, n, values, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, d.numChannels, perKernel, this.deconv);
+    }
+  }
+
+  /** stage JSON (stage-json.ts) sees the plain blob */
+  toJSON(): WeightBlob {
+    return { type: this.type, count: this.count, values: this.values };
+  }
+}
+
+/** the unsigned integer view of a typed array's memory with the same element width (moves copy bits) */
+function sameWidthView(a: WeightBlob['values']): Uint8Array | Uint16Array | Uint32Array {
+  if (a.BYTES_PER_ELEMENT === 1) return new Uint8Array(a.buffer, a.byteOffset, a.length);
+  if (a.BYTES_PER_ELEMENT === 2) return new Uint16Array(a.buffer, a.byteOffset, a.length);
+  return new Uint32Array(a.buffer, a.byteOffset, a.length);
+}
+
+/**
+ * One op of `execWtTrnsOpsForDC` (and `execWtTrnsOpsForDeconv`, the kernel taps in reverse
+ * raster order): channel groups x R x S x K x C atoms of kernels `group` (kernel 0 of the op at
+ * index 0, `perKernel` apart) into `out` from `n`; returns the next index. Values past the end of
+ * `group` (a blob shorter than its dims) are moved as 0, as the typed array store of `undefined`.
+ */
+function moveDirectConvolutionOp(
+  out: Uint8Array | Uint16Array | Uint32Array,
+  n: number,
+  group: Uint8Array | Uint16Array | Uint32Array,
+  cgStart: number,
+  cgLimit: number,
+  rl: number,
+  sl: number,
+  kCount: number,
+  cStart: number,
+  cCount: number,
+  atomicC: number,
+  channels: number,
+  perKernel: number,
+  deconv: boolean,
+): number {
+  const cStride = sl * rl;
+  for (let cg = cgStart; cg < cgLimit; cg++) {
+    const c0 = cg * atomicC + cStart;
+    for (let rr = 0; rr < rl; rr++)
+      for (let ss = 0; ss < sl; ss++) {
+        const ir = deconv ? rl - 1 - rr : rr;
+        const is = deconv ? sl - 1 - ss : ss;
+        const tap = is + sl * (ir + rl * c0);
+        for (let k = 0; k < kCount; k++) {
+          let at = tap + perKernel * k;
+          if (at + (cCount - 1) * cStride < group.length) for (let c = 0; c < cCount; c++, at += cStride) out[n++] = group[at]!;
+          else for (let c = 0; c < cCount; c++, at += cStride) out[n++] = at < group.length ? group[at]! : 0;
+        }
+      }
+  }
+  return n;
+}
+
+/** `moveDirectConvolutionOp` from float32 bits, each value converted to fp16 (upstream's ties-away rounding) as it moves */
+function moveDirectConvolutionOpToHalf(
+  out: Uint16Array,
+  n: number,
+  group: Int32Array,
+  cgStart: number,
+  cgLimit: number,
+  rl: number,
+  sl: number,
+  kCount: number,
+  cStart: number,
+  cCount: number,
+  atomicC: number,
+  perKernel: number,
+  deconv: boolean,
+): number {
+  const cStride = sl * rl;
+  for (let cg = cgStart; cg < cgLimit; cg++) {
+    const c0 = cg * atomicC + cStart;
+    for (let rr = 0; rr < rl; rr++)
+      for (let ss = 0; ss < sl; ss++) {
+        const ir = deconv ? rl - 1 - rr : rr;
+        const is = deconv ? sl - 1 - ss : ss;
+        const tap = is + sl * (ir + rl * c0);
+        for (let k = 0; k < kCount; k++) {
+          let at = tap + perKernel * k;
+          if (at + (cCount - 1) * cStride < group.length) for (let c = 0; c < cCount; c++, at += cStride) out[n++] = halfTiesAwayOfBits(group[at]!);
+          else for (let c = 0; c < cCount; c++, at += cStride) out[n++] = at < group.length ? halfTiesAwayOfBits(group[at]!) : 0;
+        }
+      }
+  }
+  return n;
+}
+
+/**
+ * Kernels `k0 .. k0 + count` of a blob in RT, in the blob's own order: a view when the blob is RT
+ * already, else converted (merged weights multiplied out first, float32 to fp16 with upstream's
+ * ties-away rounding, float to integer truncating) into a scratch array reused from group to
+ * group. The last group read is kept (consecutive ops read the same kernel group).
+ */
+class KernelGroupReader {
+  private readonly floats: Float32Array | null;
+  private readonly converted: WeightBlob['values'] | null;
+  private lastK0 = -1;
+  private lastCount = -1;
+  private last: WeightBlob['values'] | null = null;
+
+  constructor(
+    private readonly src: WeightBlob,
+    private readonly rt: BlobType,
+    private readonly perKernel: number,
+    maxKernels: number,
+  ) {
+    const scaled = src instanceof ScaledKernelWeights && src.perKernel === perKernel ? src : null;
+    this.scaled = scaled;
+    this.quantized = src instanceof QuantizedKernelWeights && src.perKernel === perKernel && rt === 'INT8' ? src : null;
+    const viewed = src.type === rt && !scaled && !this.quantized;
+    this.floatsToHalf = rt === 'HALF' && (scaled !== null || src.type === 'FLOAT');
+    this.floats = scaled ? new Float32Array(maxKernels * perKernel) : null;
+    this.converted = viewed || this.floatsToHalf ? null : newLike(rt, maxKernels * perKernel);
+  }
+
+  /** int8 weights made when read: quantised group by group into the scratch array */
+  private readonly quantized: QuantizedKernelWeights | null;
+
+  private readonly scaled: ScaledKernelWeights | null;
+  /** RT is fp16 and the values float32: `readFloatBits`, converted as they move */
+  readonly floatsToHalf: boolean;
+
+  /** kernels `k0 .. k0 + count` as float32 bits (merged weights multiplied out into scratch) */
+  readFloatBits(k0: number, count: number): Int32Array {
+    const from = k0 * this.perKernel;
+    const to = (k0 + count) * this.perKernel;
+    if (!this.scaled) {
+      const v = this.src.values;
+      return new Int32Array(v.buffer, v.byteOffset + from * 4, Math.max(0, Math.min(to, v.length) - from));
+    }
+    if (k0 !== this.lastK0 || count !== this.lastCount) {
+      const kernels = Math.max(0, Math.min(count, this.scaled.kernels - k0));
+      this.scaled.kernelsInto(k0, kernels, this.floats!);
+      this.lastK0 = k0;
+      this.lastCount = count;
+      this.lastKernels = kernels;
+    }
+    return new Int32Array(this.floats!.buffer, 0, this.lastKernels * this.perKernel);
+  }
+
+  private lastKernels = 0;
+
+  read(k0: number, count: number): WeightBlob['values'] {
+    if (k0 === this.lastK0 && count === this.lastCount && this.last) return this.last;
+    const from = k0 * this.perKernel;
+    const to = (k0 + count) * this.perKernel;
+    let result: WeightBlob['values'];
+    if (this.quantized) {
+      const kernels = Math.max(0, Math.min(count, this.quantized.kernels - k0));
+      const into = this.converted!.subarray(0, to - from) as Int8Array;
+      this.quantized.kernelsInto(k0, kernels, into);
+      // past the quantised kernels (nothing where the dims match the blob): the blob's zeros, then its end
+      into.fill(0, kernels * this.perKernel);
+      result = into.subarray(0, Math.max(0, Math.min(to, this.quantized.count) - from));
+    } else if (!this.converted) result = this.src.values.subarray(from, Math.min(to, this.src.values.length));
+    else {
+      const into = this.converted.subarray(0, to - from);
+      let source: WeightBlob['values'];
+      if (this.scaled) {
+        const f = this.floats!.subarray(0, to - from);
+        const kernels = Math.max(0, Math.min(count, this.scaled.kernels - k0));
+        this.scaled.kernelsInto(k0, kernels, f);
+        source = f.subarray(0, kernels * this.perKernel);
+      } else source = this.src.values.subarray(from, Math.min(to, this.src.values.length));
+      convertInto(source, this.scaled ? 'FLOAT' : this.src.type, into, this.rt);
+      result = into.subarray(0, source.length);
+    }
+    this.lastK0 = k0;
+    this.lastCount = count;
+    this.last = result;
+    return result;
+  }
+}
+
+/** `RT(value)` of every value of `from` into `into` (as long), element by element */
+function convertInto(from: WeightBlob['values'], fromType: BlobType, into: WeightBlob['values'], rt: BlobType): void {
+  if (fromType === 'FLOAT' && rt === 'HALF') {
+    float32BitsToHalfTiesAwayInto(new Int32Array(from.buffer, from.byteOffset, from.length), into as Uint16Array);
+    return;
+  }
+  const conv = converter(fromType, rt);
+  for (let i = 0; i < from.length; i++) into[i] = conv(from[i]!);
 }
 
 /**
@@ -471,6 +757,11 @@ function convertAll(src: WeightBlob, rt: BlobType): ArrayLike<number> {
  * when it holds that many bytes (blobs are never changed in place), else a zero-padded copy
  */
 export function blobBytes(b: WeightBlob, byteLength?: number): Uint8Array {
+  if (b instanceof DirectConvolutionWeights && byteLength !== undefined && !b.isLaidOut()) {
+    const out = new Uint8Array(byteLength);
+    b.writeBytes(out);
+    return out;
+  }
   const size = byteLength ?? b.values.byteLength;
   if (size <= b.values.byteLength) return new Uint8Array(b.values.buffer, b.values.byteOffset, size);
   const out = new Uint8Array(size);

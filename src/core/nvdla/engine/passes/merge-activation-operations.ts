@@ -443,8 +443,9 @@ function orderAfterMerge(g: EngineGraph, nodes: EngineNode[], shape: PairShape |
 function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], changes: PassChanges, merger: MergeStep): void {
   let nodes = orderedElements(g).nodes;
   let start = 0;
+  // one editor for the whole loop: every merge edits the graph through it, so its maps stay current
+  const ed = new EngineGraphEditor(g);
   for (;;) {
-    const ed = new EngineGraphEditor(g);
     let merged = false;
     for (let i = start; i < nodes.length; i++) {
       const prev = i > 0 ? nodes[i - 1]! : nodes[i]!;
@@ -472,7 +473,7 @@ function mergeLoop(g: EngineGraph, ctx: Parameters<EnginePass['run']>[1], change
       }
       const at = nodes.findIndex((n) => n.id === prev.id);
       start = at >= 0 ? at : 0;
-      refreshAfterLocalEdit(g, ctx);
+      refreshAfterLocalEdit(g, ctx, ed);
       merged = true;
       break;
     }

@@ -1,0 +1,186 @@
+/**
+ * Compiling a Caffe net for NVDLA in the browser (issue 14: "compile in a warm worker ...; the UI
+ * stays responsive throughout"). The real app (production build, Debian Chromium, headless,
+ * --disable-gpu, 1400x900); per net, on a fresh page:
+ * - drop the prototxt and its caffemodel (LeNet's trained weights; GoogLeNet and ResNet-50 with
+ *   the seeded random weights of test/support/nvdla, as bench/nvdla-compile.ts), press Compile:
+ *   the first compile, which also loads the compiler's code into the model worker (cold);
+ * - then change options in the form: each change compiles again in the same, now warm, worker.
+ *   The last change returns to the options of the one before last, so that compile is the warm
+ *   figure for those options.
+ * Per compile: the worker's own figure (its `npu:compile` User Timing measure: reading the net,
+ * every pass, emit, and opening the loadable it made), the option change to the result shown
+ * (compile status updated), and the longest UI-thread task meanwhile (Long Tasks API; 0 = none
+ * over 50 ms). The files are served next to the bench's own build (`vite preview` on port 5194,
+ * BENCH_PORT overrides it) and made into Files in the page before the clock starts.
+ *
+ *   npm run bench -- compile-ui
+ *   NETS=lenet,googlenet npx tsx bench/compile-ui.ts     only those (stems: lenet, googlenet, resnet-50)
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
+import type { Browser, Page } from 'playwright-core';
+import { FIXTURES, syntheticCaffemodel } from '../test/support/nvdla/fixtures';
+import { netCase } from '../test/support/nvdla/nets';
+import { launchChromium, requireChromium, startPreview, type Server } from './support/harness';
+
+const OUT = '.cache/bench-compile-ui';
+
+requireChromium('Compile UI');
+
+interface Net {
+  label: string;
+  stem: string;
+  prototxt: Uint8Array;
+  caffemodel: Uint8Array;
+  /** option changes after the first compile: [combobox name, value] */
+  changes: [string, string][];
+}
+
+interface Compile {
+  options: string;
+  /** what the status line says: the core's compile, reading the net to emit */
+  coreMs: number;
+  workerMs: number;
+  shownMs: number;
+  longestTaskMs: number;
+}
+
+type Win = Window & { __files: File[]; __longest: number };
+
+function nets(): Net[] {
+  const lenet: Net = {
+    label: 'LeNet',
+    stem: 'lenet',
+    prototxt: new Uint8Array(readFileSync(join(FIXTURES, 'nvdla/golden/lenet_n1.prototxt'))),
+    caffemodel: new Uint8Array(readFileSync(join(FIXTURES, 'nvdla/lenet/lenet_iter_10000.caffemodel'))),
+    // the defaults are INT8 fast-math: to fp16, then back to int8
+    changes: [['cprecision', 'fp16'], ['cprecision', 'int8']],
+  };
+  const big = (label: string, net: string): Net => {
+    const c = netCase(`${net}-b1-nv_full-fp16-fast-math`);
+    return {
+      label,
+      stem: net,
+      prototxt: new TextEncoder().encode(c.prototxtText),
+      caffemodel: syntheticCaffemodel(c.deploy),
+      // INT8 first (the default; seeded weights have no calibration table, so its scales are
+      // meaningless, but it compiles), then fp16, basic, and fp16 fast-math again
+      changes: [['cprecision', 'fp16'], ['profile', 'basic'], ['profile', 'fast-math']],
+    };
+  };
+  const only = process.env.NETS?.split(',');
+  return [lenet, big('GoogLeNet', 'googlenet'), big('ResNet-50', 'resnet-50')].filter((n) => !only || only.includes(n.stem));
+}
+
+const optionsOf = (status: string) => status.match(/[a-z-]+ · [a-z_-]+ · [A-Z0-9]+ · batch \d+/)?.[0] ?? status;
+const coreMsOf = (status: string) => Number(status.match(/compiled in (\d+) ms/)?.[1] ?? NaN);
+
+async function statusText(page: Page): Promise<string> {
+  return (await page.getByTestId('compile-status').textContent()) ?? '';
+}
+
+/** runs `act` and waits until the compile status shows a new finished result; the UI-side figures */
+async function timedCompile(page: Page, act: () => Promise<void>): Promise<{ shownMs: number; longestTaskMs: number; status: string }> {
+  await page.evaluate(() => {
+    const w = window as unknown as Win & { __t0: number; __before: string };
+    w.__longest = 0;
+    w.__before = document.querySelector('[data-testid="compile-status"]')?.textContent ?? '';
+    w.__t0 = performance.now();
+  });
+  await act();
+  const shownMs = await page.evaluate(
+    () =>
+      new Promise<number>((resolve, reject) => {
+        const w = window as unknown as Win & { __t0: number; __before: string };
+        const poll = () => {
+          if (performance.now() - w.__t0 > 300_000) return reject(new Error(`no compile result within 300 s (alerts: ${[...document.querySelectorAll('[role=alert]')].map((a) => a.textContent).join(' / ')})`));
+          const s = document.querySelector('[data-testid="compile-status"]');
+          const progress = document.querySelector('[data-testid="compile-progress"]');
+          if (s && s.getAttribute('data-reached') === 'emit' && s.textContent !== w.__before && !progress) {
+            requestAnimationFrame(() => resolve(performance.now() - w.__t0));
+          } else requestAnimationFrame(poll);
+        };
+        requestAnimationFrame(poll);
+      }),
+  );
+  const longestTaskMs = await page.evaluate(() => (window as unknown as Win).__longest);
+  return { shownMs, longestTaskMs, status: await statusText(page) };
+}
+
+async function workerCompileMs(page: Page, count: number): Promise<number> {
+  const worker = page.workers().find((wk) => /model/.test(wk.url()));
+  if (!worker) throw new Error('model worker not found');
+  await worker.evaluate('self.__name = (f) => f');
+  // the measure is taken just before the worker answers: wait for the one of this compile
+  for (let i = 0; i < 100; i++) {
+    const ms = await worker.evaluate((n) => {
+      const all = performance.getEntriesByType('measure').filter((m) => m.name.startsWith('npu:compile '));
+      return all.length >= n ? all[n - 1]!.duration : -1;
+    }, count);
+    if (ms >= 0) return ms;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`the worker recorded no compile measure #${count}`);
+}
+
+async function oneNet(browser: Browser, server: Server, net: Net): Promise<Compile[]> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  try {
+    await page.addInitScript('window.__name = (f) => f'); // tsx keepNames helper, see bench/browser.ts
+    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+    await page.goto(`${server.url}/?sample=none`);
+    await page.evaluate(async (names) => {
+      const w = window as unknown as Win;
+      w.__files = await Promise.all(names.map(async (n) => new File([await (await fetch(n)).blob()], n)));
+      w.__longest = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
+      }).observe({ type: 'longtask', buffered: false });
+      const dt = new DataTransfer();
+      for (const f of w.__files) dt.items.add(f);
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, [`${net.stem}.prototxt`, `${net.stem}.caffemodel`]);
+    await page.getByTestId('compile-button').waitFor({ timeout: 120_000 });
+    await page.getByRole('status').filter({ hasText: `${net.stem}.prototxt` }).waitFor({ timeout: 120_000 });
+    const out: Compile[] = [];
+    const first = await timedCompile(page, () => page.getByTestId('compile-button').click());
+    out.push({ options: `${optionsOf(first.status)} (first: cold worker)`, coreMs: coreMsOf(first.status), workerMs: await workerCompileMs(page, 1), shownMs: first.shownMs, longestTaskMs: first.longestTaskMs });
+    const view = page.getByTestId('compile-view');
+    for (const [name, value] of net.changes) {
+      const r = await timedCompile(page, () => view.getByRole('combobox', { name }).selectOption(value).then(() => undefined));
+      out.push({ options: optionsOf(r.status), coreMs: coreMsOf(r.status), workerMs: await workerCompileMs(page, out.length + 1), shownMs: r.shownMs, longestTaskMs: r.longestTaskMs });
+    }
+    return out;
+  } finally {
+    await page.close();
+  }
+}
+
+async function main() {
+  const all = nets();
+  const server = await startPreview({ port: 5194, outDir: OUT });
+  for (const n of all) {
+    writeFileSync(join(OUT, `${n.stem}.prototxt`), n.prototxt);
+    writeFileSync(join(OUT, `${n.stem}.caffemodel`), n.caffemodel);
+  }
+  const load0 = loadavg()[0]!;
+  const browser = await launchChromium();
+  try {
+    console.log(`## Compiling for NVDLA in the browser (Chromium headless, ${cpus().length} cores, load average ${load0.toFixed(1)} at the start)\n`);
+    console.log('| net | options | core: compile (as the status line says) | worker: compile + loadable opened | option change to result shown | longest UI-thread task |');
+    console.log('|---|---|---:|---:|---:|---:|');
+    for (const n of all) {
+      for (const c of await oneNet(browser, server, n)) {
+        console.log(`| ${n.label} | ${c.options} | ${c.coreMs} ms | ${c.workerMs.toFixed(0)} ms | ${c.shownMs.toFixed(0)} ms | ${c.longestTaskMs > 0 ? `${c.longestTaskMs.toFixed(0)} ms` : 'none over 50 ms'} |`);
+      }
+    }
+    console.log(`\nLoad average at the end ${loadavg()[0]!.toFixed(1)} (the machine is shared). The first compile of each net loads the compiler into the model worker; the rows after it are warm.`);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+}
+
+await main();
