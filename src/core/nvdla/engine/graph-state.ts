@@ -13,6 +13,7 @@ import type { EngineEdge, EngineGraph, EngineNode, TensorBufferDesc, TensorSurfa
 import { orderedGraphElements } from './ordering';
 import {
   SurfaceError,
+  edgeById,
   isAuxTensorType,
   registerSurface,
   supportedFormats,
@@ -32,7 +33,7 @@ export function orderedElements(g: EngineGraph): { nodes: EngineNode[]; edges: E
 }
 
 function edgeSurface(g: EngineGraph, id: string): TensorSurfaceDesc | null {
-  const e = g.edges.find((x) => x.id === id)!;
+  const e = edgeById(g, id)!;
   return e.surface ? surfaceById(g, e.surface) : null;
 }
 

@@ -5,11 +5,94 @@
  * copy through an `EngineGraphEditor`, and return it.
  */
 import { isSharedWeightBlob } from './weights';
-import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry } from './model';
+import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry, type TensorBufferDesc, type TensorSurfaceDesc } from './model';
 
-/** Deep copy of a graph's plain data; typed arrays (weights) are shared, not copied. */
+/**
+ * Deep copy of a graph's plain data; typed arrays (weights) are shared, not copied. Every pass
+ * copies the graph, so the four big lists (nodes, edges, surfaces, buffers) are copied field by
+ * field as literals of their types (a field added to one of those interfaces must be added here:
+ * the type checker asks for it, graph.test.ts checks nothing is lost); the rest, and a node's
+ * parameters, edge tensors and dependencies, go through the generic deep copy.
+ */
 export function cloneEngineGraph(g: EngineGraph): EngineGraph {
-  return deepCopy(g);
+  return {
+    nodes: g.nodes.map(cloneNode),
+    edges: g.edges.map(cloneEdge),
+    inputEdges: g.inputEdges.slice(),
+    outputEdges: g.outputEdges.slice(),
+    surfaces: g.surfaces.map(cloneSurface),
+    buffers: g.buffers.map(cloneBuffer),
+    counters: { ...g.counters, names: { ...g.counters.names } },
+    batchSize: g.batchSize,
+    luts: deepCopy(g.luts),
+    schedule: g.schedule.slice(),
+    tasks: deepCopy(g.tasks),
+    pools: deepCopy(g.pools),
+    memoryEvents: deepCopy(g.memoryEvents),
+  };
+}
+
+function cloneNode(n: EngineNode): EngineNode {
+  return {
+    id: n.id,
+    name: n.name,
+    engineType: n.engineType,
+    engineOpType: n.engineOpType,
+    canonicalNode: n.canonicalNode,
+    origins: n.origins.slice(),
+    upstream: n.upstream.slice(),
+    downstream: n.downstream.slice(),
+    fusedInput: n.fusedInput,
+    fusedOutput: n.fusedOutput,
+    inputEdges: n.inputEdges.slice(),
+    auxEdges: n.auxEdges.slice(),
+    outputEdges: n.outputEdges.slice(),
+    params: deepCopy(n.params),
+    taskId: n.taskId,
+    dependency: deepCopy(n.dependency),
+  };
+}
+
+function cloneEdge(e: EngineEdge): EngineEdge {
+  return {
+    id: e.id,
+    kind: e.kind,
+    aux: e.aux,
+    sources: e.sources.slice(),
+    targets: e.targets.slice(),
+    tensor: e.tensor === null ? null : deepCopy(e.tensor),
+    canonicalEdge: e.canonicalEdge,
+    bind: e.bind === null ? null : { ...e.bind },
+    surface: e.surface,
+  };
+}
+
+function cloneSurface(t: TensorSurfaceDesc): TensorSurfaceDesc {
+  return {
+    id: t.id,
+    name: t.name,
+    edge: t.edge,
+    category: t.category,
+    dims: { ...t.dims },
+    dataFormat: t.dataFormat,
+    format: t.format,
+    lineStride: t.lineStride,
+    surfaceStride: t.surfaceStride,
+    size: t.size,
+    bufferOffset: t.bufferOffset,
+    batchOffsets: t.batchOffsets.slice(),
+    content: t.content,
+    bind: t.bind === null ? null : { ...t.bind },
+    copyOutDebug: t.copyOutDebug,
+    alignLineStride: t.alignLineStride,
+    producers: t.producers.slice(),
+    consumers: t.consumers.slice(),
+    buffer: t.buffer,
+  };
+}
+
+function cloneBuffer(b: TensorBufferDesc): TensorBufferDesc {
+  return { id: b.id, size: b.size, surfaces: b.surfaces.slice(), location: b.location, placement: b.placement.map((x) => ({ ...x })) };
 }
 
 // plain loops (no map / Object.entries): every pass copies the graph, this is a hot path

@@ -173,7 +173,11 @@ export interface SurfaceTables {
   buffers: TensorBufferDesc[];
 }
 
-/** an id index over one of a graph's lists, rebuilt when the list is replaced or changes length */
+/**
+ * an id index over one of a graph's lists, rebuilt when the list is replaced or shrinks; a list
+ * that grew (the passes only push onto them: a removal makes a new array) has its new tail added,
+ * so registering surfaces one by one while looking them up stays linear
+ */
 interface ListIndex<T> {
   list: readonly T[];
   length: number;
@@ -182,12 +186,16 @@ interface ListIndex<T> {
 
 const surfaceIndexes = new WeakMap<EngineGraph, ListIndex<TensorSurfaceDesc>>();
 const bufferIndexes = new WeakMap<EngineGraph, ListIndex<TensorBufferDesc>>();
+const edgeIndexes = new WeakMap<EngineGraph, ListIndex<EngineEdge>>();
 
 function lookup<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<T>>, g: EngineGraph, list: readonly T[], id: string): T | undefined {
   let ix = cache.get(g);
-  if (!ix || ix.list !== list || ix.length !== list.length) {
+  if (!ix || ix.list !== list || ix.length > list.length) {
     ix = { list, length: list.length, byId: new Map(list.map((x) => [x.id, x])) };
     cache.set(g, ix);
+  } else if (ix.length < list.length) {
+    for (let i = ix.length; i < list.length; i++) ix.byId.set(list[i]!.id, list[i]!);
+    ix.length = list.length;
   }
   const hit = ix.byId.get(id);
   if (hit && hit.id === id) return hit;
@@ -204,6 +212,11 @@ export function surfaceById(g: EngineGraph, id: string): TensorSurfaceDesc {
 
 export function bufferById(g: EngineGraph, id: string): TensorBufferDesc | undefined {
   return lookup(bufferIndexes, g, g.buffers, id);
+}
+
+/** a graph's edge by id (the list is only pushed onto or replaced, as the surface list is) */
+export function edgeById(g: EngineGraph, id: string): EngineEdge | undefined {
+  return lookup(edgeIndexes, g, g.edges, id);
 }
 
 export function surfaceOfEdge(g: EngineGraph, e: EngineEdge): TensorSurfaceDesc | null {

@@ -3,13 +3,11 @@
  * of tensors to hardware limits it is named for was never written). Kept so the pass timeline
  * shows every step nvdla_compiler takes.
  */
-import { editCopy, type EnginePass } from './pass';
+import { unchanged, type EnginePass } from './pass';
 
 export const boundGraphPass: EnginePass = {
   name: 'boundGraph',
   run(input) {
-    return editCopy(input, (_g, changes) => {
-      changes.notes.push('nothing to do (upstream: identity)');
-    });
+    return unchanged(input, 'nothing to do (upstream: identity)');
   },
 };

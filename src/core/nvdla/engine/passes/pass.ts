@@ -1,6 +1,8 @@
 /**
  * The shape of an engine pass: a function from one engine graph to a new one (the input is never
- * changed), with a summary of what it changed so the pass timeline can highlight it.
+ * changed), with a summary of what it changed so the pass timeline can highlight it. A pass with
+ * nothing to do (`unchanged`) hands back its input itself: two stages then share one graph, which
+ * is safe because no pass edits its input and no later step edits a stage's graph.
  */
 import type { NvdlaDiagnostic } from '../../network/model';
 import { cloneEngineGraph } from '../graph';
@@ -43,4 +45,9 @@ export function editCopy(input: EngineGraph, edit: (g: EngineGraph, changes: Pas
   for (const id of before) if (!after.has(id) && !changes.removed.includes(id)) changes.removed.push(id);
   for (const id of after) if (!before.has(id) && !changes.added.includes(id)) changes.added.push(id);
   return { graph, changes, diagnostics };
+}
+
+/** a pass with nothing to do: its input as its result, without a copy */
+export function unchanged(input: EngineGraph, note: string): PassResult {
+  return { graph: input, changes: { ...noChanges(), notes: [note] }, diagnostics: [] };
 }

@@ -8,17 +8,14 @@ import { orderedElements, refreshGraphState } from '../graph-state';
 import { scaleBiasToInt16, scaleMeanToInt16 } from '../low-precision';
 import { surfaceById } from '../surfaces';
 import { surfaceFormat } from '../../surface';
-import { editCopy, type EnginePass } from './pass';
+import { editCopy, unchanged, type EnginePass } from './pass';
 import { quantizeConvWeights } from './pre-process-aux-data';
 
 export const quantizeAuxDataPass: EnginePass = {
   name: 'quantizeAuxData',
   run(input, ctx) {
+    if (ctx.profile.computePrecision !== 'INT8') return unchanged(input, 'nothing to do: not INT8');
     return editCopy(input, (g, changes) => {
-      if (ctx.profile.computePrecision !== 'INT8') {
-        changes.notes.push('nothing to do: not INT8');
-        return;
-      }
       const ed = new EngineGraphEditor(g);
       for (const node of orderedElements(g).nodes) {
         if (node.params.kind === 'conv') {

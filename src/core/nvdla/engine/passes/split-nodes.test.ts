@@ -6,7 +6,7 @@ import { CIFAR_GOLDENS, LENET_GOLDENS, goldenCase } from '../../../../../test/su
 import { EngineGraphEditor } from '../graph';
 import { surfaceById } from '../surfaces';
 import { passesThrough } from './pipeline';
-import { entriesPerSlice, pdpMaxFlyingWidth, splitNodesPass } from './split-nodes';
+import { entriesPerSlice, graphShape, pdpMaxFlyingWidth, sameShape, splitNodesPass } from './split-nodes';
 import { engineFor, runPasses } from '../../../../../test/support/nvdla/passes';
 
 interface OpsJson {
@@ -45,5 +45,26 @@ describe('pass splitNodes', () => {
     expect(pdpMaxFlyingWidth('INT8', 2, 2, 32)).toBe(128); // 7 KiB x 8 / (1 line x 32 x 14 bits)
     expect(pdpMaxFlyingWidth('FP16', 3, 1, 32)).toBe(32); // 3 overlapping lines -> 4 RTL lines, 16 x 28 bits
     expect(pdpMaxFlyingWidth('INT8', 3, 2, 8)).toBe(256); // nv_small: 8 kernels per group
+  });
+
+  it('graphShape: unchanged by parameter edits, changed by a node or edge added or removed', () => {
+    const c = goldenCase('lenet-b1-nv_full-int8-fast-math');
+    const { graph, ctx } = engineFor(c.deploy, c.weights, c.options);
+    const g = runPasses(graph, ctx, passesThrough('reserveBuffers')).at(-1)!;
+    const ed = new EngineGraphEditor(g);
+    let shape = graphShape(g);
+    const conv = g.nodes.find((n) => n.params.kind === 'conv')!;
+    if (conv.params.kind === 'conv') conv.params.conv.allottedDataBanks = 3;
+    expect(sameShape(shape, g)).toBe(true);
+    ed.addDataEdge(conv, null, null);
+    expect(sameShape(shape, g)).toBe(false);
+    shape = graphShape(g);
+    ed.deleteNode(g.nodes.at(-1)!);
+    expect(sameShape(shape, g)).toBe(false);
+    shape = graphShape(g);
+    // a node made and removed again: the lists are as long as before, but the node counter moved on
+    ed.deleteNode(ed.addNode('x-', 'SDP_NOP', null, [], g.nodes[0]!.params));
+    expect(g.nodes.length).toBe(shape.nodeCount);
+    expect(sameShape(shape, g)).toBe(false);
   });
 });

@@ -15,7 +15,7 @@
  */
 import { EngineGraphEditor } from '../graph';
 import { orderedElements, refreshAfterLocalEdit, refreshGraphState, type PassContext } from '../graph-state';
-import type { EngineNode, PdpSplitWidth } from '../model';
+import type { EngineGraph, EngineNode, PdpSplitWidth } from '../model';
 import { bufferById, surfaceById, type TensorSurfaceDesc } from '../surfaces';
 import { surfaceFormat } from '../../surface';
 import { UnsupportedError } from '../errors';
@@ -295,12 +295,39 @@ function splitPdp(ed: EngineGraphEditor, node: EngineNode, ctx: PassContext, cha
   changes.notes.push(`${node.name}: output width ${outW} > ${maxWidth}: hardware width split into ${s.numSplits} stripes`);
 }
 
+/**
+ * What a refresh after a node's split reads of the graph's structure: its node and edge lists and
+ * how many of each were ever made. A split adds nodes and edges (new ids, lists replaced or
+ * grown); a node the pass left alone, or only re-parameterised, keeps all four.
+ */
+export interface GraphShape {
+  nodes: readonly EngineNode[];
+  edges: readonly unknown[];
+  nodeCount: number;
+  edgeCount: number;
+  madeNodes: number;
+  madeEdges: number;
+}
+
+export function graphShape(g: EngineGraph): GraphShape {
+  return { nodes: g.nodes, edges: g.edges, nodeCount: g.nodes.length, edgeCount: g.edges.length, madeNodes: g.counters.node, madeEdges: g.counters.edge };
+}
+
+export function sameShape(a: GraphShape, g: EngineGraph): boolean {
+  return a.nodes === g.nodes && a.edges === g.edges && a.nodeCount === g.nodes.length && a.edgeCount === g.edges.length && a.madeNodes === g.counters.node && a.madeEdges === g.counters.edge;
+}
+
 export const splitNodesPass: EnginePass = {
   name: 'splitNodes',
   run(input, ctx) {
     return editCopy(input, (g, changes) => {
+      let ed = new EngineGraphEditor(g);
+      // upstream refreshes after every node: the first refresh settles the graph as it came in;
+      // after that a node that was not split (its graph's nodes and edges are the ones before) left
+      // nothing for a refresh to change, so the refresh and a fresh editor wait for a split
+      let settled: GraphShape | null = null;
       for (const node of orderedElements(g).nodes) {
-        const ed = new EngineGraphEditor(g);
+        if (settled && !sameShape(settled, g)) ed = new EngineGraphEditor(g);
         if (node.engineType === 'CONVOLUTION') splitConv(ed, node, ctx, changes);
         else if (node.engineType === 'PDP') {
           const second = decomposeLargeWindow(ed, node, changes);
@@ -311,8 +338,9 @@ export const splitNodesPass: EnginePass = {
             splitPdp(new EngineGraphEditor(g), second, ctx, changes);
           } else splitPdp(ed, node, ctx, changes);
         }
-        // upstream refreshes after every node; only a split changes what a refresh computes
+        if (settled && sameShape(settled, g)) continue;
         refreshAfterLocalEdit(g, ctx);
+        settled = graphShape(g);
       }
       refreshGraphState(g, ctx);
     });

@@ -7,16 +7,13 @@
 import { EngineGraphEditor } from '../graph';
 import { orderedElements, refreshGraphState } from '../graph-state';
 import type { EngineEdge } from '../model';
-import { editCopy, type EnginePass } from './pass';
+import { editCopy, unchanged, type EnginePass } from './pass';
 
 export const updateScalingFactorsPass: EnginePass = {
   name: 'updateScalingFactors',
   run(input, ctx) {
+    if (ctx.profile.computePrecision !== 'INT8') return unchanged(input, 'nothing to do: not INT8');
     return editCopy(input, (g, changes) => {
-      if (ctx.profile.computePrecision !== 'INT8') {
-        changes.notes.push('nothing to do: not INT8');
-        return;
-      }
       const ed = new EngineGraphEditor(g);
       const siblings = (e: EngineEdge) => e.sources.flatMap((s) => ed.downstreamDataEdges(ed.node(s)).filter((x) => x.id !== e.id));
       for (const node of orderedElements(g).nodes) {
