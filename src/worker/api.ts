@@ -229,10 +229,12 @@ export interface CompileProgress {
  * A compile as the compile view gets it: the summary (plain data), the stage graphs as a worker
  * document of their own (`graphDocId`: graphs `canonical`, `engine`, `pass:N`, drawn, searched and
  * described by the ordinary graph calls), the loadable opened as a document (`loadableDocId`,
- * null when compile stopped before emit) and its bytes and origins sidecar for download.
+ * null when compile stopped before emit) and its origins sidecar for download. The loadable's bytes
+ * stay in the worker until a download asks for them (`compiledLoadable`): a copy sent with every
+ * result cost the worker 51 MB of fresh memory per ResNet-50 compile.
  */
 export type CompileViewResult =
-  | { ok: true; graphDocId: string | null; loadableDocId: string | null; summary: CompileSummary; bytes: Uint8Array | null; originsText: string | null; ms: number }
+  | { ok: true; graphDocId: string | null; loadableDocId: string | null; summary: CompileSummary; originsText: string | null; ms: number }
   | { ok: false; error: ErrorInfo };
 
 export interface ModelWorkerApi {
@@ -343,6 +345,8 @@ export interface ModelWorkerApi {
    * closes the documents of the one before). `onProgress` is told at each step (not awaited).
    */
   compile(docId: string, request: CompileViewRequest, onProgress?: (p: CompileProgress) => void): Promise<CompileViewResult>;
+  /** capability `compile`: the bytes of the document's last compiled loadable (a copy, for a download); null when it made none */
+  compiledLoadable(docId: string): Promise<Uint8Array | null>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */

@@ -16,7 +16,7 @@ import type { Graph } from '../core/graph/model';
 import type { CompiledNet } from '../core/nvdla/service';
 import { pause } from './pause';
 
-export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile'>;
+export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile' | 'compiledLoadable'>;
 
 export interface CompileHost {
   /** the document with its values (a large caffemodel opened from its skeleton: once the whole file is read) */
@@ -83,6 +83,8 @@ function stepText(step: string, done: number, total: number): string {
 export function createCompileService(host: CompileHost): { api: CompileApi; forget(docId: string): void } {
   /** per source document: the documents of its last compile */
   const made = new Map<string, string[]>();
+  /** per source document: the bytes of its last loadable (the loadable document reads them too) */
+  const loadables = new Map<string, Uint8Array>();
   /** per source document: the compile in progress (a new one, or forgetting the document, cancels it) */
   const running = new Map<string, { aborted: boolean }>();
   const closeMade = async (docId: string) => {
@@ -94,6 +96,7 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
       const r = running.get(docId);
       if (r) r.aborted = true;
       running.delete(docId);
+      loadables.delete(docId);
       void closeMade(docId);
     },
     api: {
@@ -102,6 +105,12 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
         const specs = [...(await FORM_SPECS())];
         const defaults = (await import('../core/nvdla/service')).COMPILE_DEFAULTS;
         return { specs, defaults: { ...defaults }, calibrationFiles: serviceOf(doc, 'compile').calibrationFiles() };
+      },
+      async compiledLoadable(docId): Promise<Uint8Array | null> {
+        const bytes = loadables.get(docId);
+        if (!bytes) return null;
+        const copy = bytes.slice();
+        return Comlink.transfer(copy, [copy.buffer]);
       },
       async compile(docId, request, onProgress): Promise<CompileViewResult> {
         const t0 = performance.now();
@@ -132,6 +141,7 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           if (signal.aborted) throw new FormatError({ kind: 'cancelled', file, message: 'the compile was cancelled: a newer one of the same net replaced it' });
           step('opening the loadable', total - 1);
           await closeMade(docId);
+          loadables.delete(docId);
           const ids: string[] = [];
           const graphDocId = net.summary.graphs.length ? host.adopt(stageDocument(net, doc.summary.file)) : null;
           if (graphDocId) ids.push(graphDocId);
@@ -149,20 +159,19 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
             throw new FormatError({ kind: 'cancelled', file, message: 'the compile was cancelled: a newer one of the same net replaced it' });
           }
           made.set(docId, ids);
+          if (net.bytes) loadables.set(docId, net.bytes);
           step('done', total);
           const { originsSidecarText } = await import('../core/nvdla/service');
-          const bytes = net.bytes ? net.bytes.slice() : null;
           const result: CompileViewResult = {
             ok: true,
             graphDocId,
             loadableDocId,
             summary: net.summary,
-            bytes,
             originsText: net.summary.origins ? originsSidecarText(net.summary.origins) : null,
             ms: performance.now() - t0,
           };
           performance.measure(`npu:compile ${file}`, { start: t0, end: performance.now() });
-          return bytes ? Comlink.transfer(result, [bytes.buffer as ArrayBuffer]) : result;
+          return result;
         } catch (e) {
           return { ok: false, error: toErrorInfo(e, file) };
         } finally {

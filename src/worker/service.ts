@@ -186,6 +186,7 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     checkPartition: viaPartitions('checkPartition'),
     compileForm: viaCompiles('compileForm'),
     compile: viaCompiles('compile'),
+    compiledLoadable: viaCompiles('compiledLoadable'),
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),

@@ -66,7 +66,7 @@ export function CompileView({ theme }: { theme: 'light' | 'dark' }) {
           ))}
         </div>
         <span className="spacer" />
-        <button type="button" disabled={!r?.bytes} onClick={() => downloadLoadable(tabId)} title="The loadable nvdla_compiler would write, named as it names it" data-testid="download-loadable">
+        <button type="button" disabled={!r?.loadableDocId} onClick={() => void downloadLoadable(tabId)} title="The loadable nvdla_compiler would write, named as it names it" data-testid="download-loadable">
           ↓ {s?.loadableName ?? 'loadable'}
         </button>
         <button type="button" disabled={!r?.originsText} onClick={() => downloadOrigins(tabId)} title="Task and op slot -> Caffe layers" data-testid="download-origins">

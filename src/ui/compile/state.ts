@@ -277,10 +277,17 @@ function download(bytes: BlobPart, name: string, type: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** `<profile>.nvdla`, as nvdla_compiler names it. */
-export function downloadLoadable(tabId: string) {
+/** `<profile>.nvdla`, as nvdla_compiler names it: the bytes the worker keeps, fetched for the download. */
+export async function downloadLoadable(tabId: string) {
   const r = compileTab(tabId).result;
-  if (r?.bytes) download(r.bytes as Uint8Array<ArrayBuffer>, r.summary.loadableName, 'application/octet-stream');
+  const doc = docOf(tabId);
+  if (!r?.loadableDocId || !doc) return;
+  try {
+    const bytes = await workers().model.api.compiledLoadable(doc.workerDocId);
+    if (bytes) download(bytes as Uint8Array<ArrayBuffer>, r.summary.loadableName, 'application/octet-stream');
+  } catch (e) {
+    updateCompileTab(tabId, { error: errorText(e, doc.title) });
+  }
 }
 
 /** `<profile>.origins.json`: task and op slot -> Caffe layers. */
