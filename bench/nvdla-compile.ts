@@ -129,12 +129,13 @@ function main(): void {
       let t = performance.now();
       const weights: CaffeWeights = readWeights(c.caffemodel, 'bench.caffemodel');
       const parse = performance.now() - t;
-      // warm-up, so the timed compiles run optimised code (a warm worker's state): at least a few
-      // compiles, and for the small nets up to 40 or 1.5 s of them: V8 tiers the compiler's code
-      // up over about 30 LeNet compiles (238, 94, 53 ... ms CPU in a fresh process, then 7-10 ms),
-      // which a worker that has compiled a net of any size before has already done
+      // warm-up, so the timed compiles run optimised code (a warm worker's state): five compiles,
+      // and for the small nets up to 40 or 1.5 s of them: V8 tiers the compiler's code up over
+      // about 30 LeNet compiles (238, 94, 53 ... ms CPU in a fresh process, then 7-10 ms) and about
+      // 5 ResNet-50 int8 ones (2,019, 1,011, 1,120, 741, 809, then 545-724 ms), which a worker that
+      // has compiled nets before has already done
       const warmStart = performance.now();
-      for (let i = 0; i < Math.min(c.runs, 5) || (i < 40 && performance.now() - warmStart < 1500); i++) compileNvdla(c.deploy, weights, c.options);
+      for (let i = 0; i < 5 || (i < 40 && performance.now() - warmStart < 1500); i++) compileNvdla(c.deploy, weights, c.options);
       const times: number[] = [];
       const cpu: number[] = [];
       let bytes = 0;
