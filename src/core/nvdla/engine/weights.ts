@@ -564,7 +564,7 @@ export class DirectConvolutionWeights implements WeightBlob {
     }
     for (const op of this.ops) {
       const values = sameWidthView(group.read(op.kg.start * this.kf, op.k.limit));
-      n = moveDirectConvolutionOp(out, n, values, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, d.numChannels, perKernel, this.deconv);
+      n = moveDirectConvolutionOp(out, n, values, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, perKernel, this.deconv);
     }
   }
 
@@ -599,7 +599,6 @@ function moveDirectConvolutionOp(
   cStart: number,
   cCount: number,
   atomicC: number,
-  channels: number,
   perKernel: number,
   deconv: boolean,
 ): number {
