@@ -23,7 +23,7 @@
  * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
  * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event, TRACE=cpu the
  * self time per function on every thread (V8's sampling profiler, on an unminified build); tracing
- * costs time too, which inflates every figure. LONG_TASKS=30 prints, for every open, the UI
+ * costs time too, which inflates every figure; TRACE_CATEGORIES=a,b adds trace categories and TRACE_OUT=file.json keeps the trace. LONG_TASKS=30 prints, for every open, the UI
  * thread's tasks of 30 ms or more with the User Timing measures that overlap them (no tracing).
  * Run with `npm run bench -- browser` (or `npx tsx bench/browser.ts`).
  */
@@ -402,6 +402,8 @@ interface TraceEvent {
   id2?: { local?: string };
   args?: {
     name?: string;
+    /** where a thread-pool task was posted from (ThreadPool_RunTask): tells the compilers' and collector's tasks apart */
+    src_file?: string;
     data?: {
       functionName?: string; url?: string; lineNumber?: number; type?: string;
       // V8 sampling profiler chunks (TRACE=cpu)
@@ -463,6 +465,8 @@ async function traceDrop(page: Page, file: string, operators: number) {
           'blink.user_timing', 'toplevel',
           ...(process.env.TRACE === '2' ? ['devtools.timeline'] : []),
           ...(process.env.TRACE === 'cpu' ? ['disabled-by-default-v8.cpu_profiler'] : []),
+          // TRACE_CATEGORIES=v8,disabled-by-default-v8.gc adds any categories (for a kept trace, TRACE_OUT)
+          ...(process.env.TRACE_CATEGORIES ? process.env.TRACE_CATEGORIES.split(',') : []),
         ],
       },
     });
@@ -524,6 +528,12 @@ function printTrace(events: TraceEvent[]) {
   const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
   console.log('\n| UI-thread trace event | self ms |\n|---|---:|');
   for (const [n, us] of top) console.log(`| ${n} | ${(us / 1000).toFixed(1)} |`);
+  // what the other threads did while each worker step ran (the compilers and the collector share the two cores with it)
+  const roles = workerRoles(events, main.pid);
+  console.log('\nCPU ms of the page\'s threads (other than the UI thread) during each worker step:');
+  for (const m of measures.filter((x) => ['npu:open:read', 'npu:open:parse', 'npu:graph:pack', 'npu:prepare-view', 'npu:edge-labels'].some((p) => x.name.startsWith(p)))) {
+    console.log(`- ${m.name.replace(/^npu:/, '')} (${m.ms.toFixed(0)} ms): ${meanwhile(events, main.pid, main.tid, m.start, m.start + m.ms * 1000, roles)}`);
+  }
   tasks.sort((a, b) => b.ms - a.ms);
   console.log('\nLongest UI-thread tasks:');
   for (const t of tasks.slice(0, 6)) {
@@ -532,7 +542,51 @@ function printTrace(events: TraceEvent[]) {
     const cpu = t.cpuMs === undefined ? '' : ` (CPU ${t.cpuMs.toFixed(0)} ms)`;
     const inside = measures.filter((m) => m.thread === 'CrRendererMain' && m.start < t0 + (t.at + t.ms) * 1000 && m.start + m.ms * 1000 > t0 + t.at * 1000 && m.ms < 2 * t.ms).map((m) => m.name.replace(/^npu:/, ''));
     console.log(`- ${t.ms.toFixed(0)} ms${cpu} at ${t.at.toFixed(0)} ms${inside.length ? ` [${inside.join(', ')}]` : ''}: ${top.join('; ')}`);
+    const others = meanwhile(events, main.pid, main.tid, t0 + t.at * 1000, t0 + (t.at + t.ms) * 1000, roles);
+    if (others) console.log(`  meanwhile, CPU ms of the page's other threads: ${others}`);
   }
+}
+
+/**
+ * The page's workers by what they measure: the one that packs is the model worker, the one that
+ * prepares views the layout worker (both are named `DedicatedWorker thread` in a trace).
+ */
+function workerRoles(events: TraceEvent[], pid: number): Map<number, string> {
+  const roles = new Map<number, string>();
+  for (const e of events) {
+    if (e.pid !== pid || e.ph !== 'b' || !e.cat.includes('blink.user_timing')) continue;
+    if (e.name.startsWith('npu:open:') || e.name === 'npu:graph:pack') roles.set(e.tid, 'model worker');
+    else if (e.name === 'npu:prepare-view' || e.name.startsWith('npu:phase:')) roles.set(e.tid, 'layout worker');
+  }
+  return roles;
+}
+
+/** What a thread-pool task is, from where it was posted: V8's compilers, its collector, or another. */
+function poolTaskKind(e: TraceEvent): string {
+  const f = e.args?.src_file ?? '';
+  if (f.includes('optimizing-compile')) return 'TurboFan';
+  if (f.includes('maglev')) return 'Maglev';
+  if (f.includes('baseline')) return 'Sparkplug';
+  if (f.includes('v8/src/heap') || f.includes('cppgc')) return 'GC';
+  return 'other pool';
+}
+
+/**
+ * CPU time (thread time of top-level tasks, prorated to the overlap) the page's other threads used
+ * between `start` and `end` (trace microseconds): the workers by role, the thread pool by task kind
+ * (V8's compilers and collector run there, for every isolate of the page), the compositor.
+ */
+function meanwhile(events: TraceEvent[], pid: number, mainTid: number, start: number, end: number, roles: Map<number, string>): string {
+  const by = new Map<string, number>();
+  for (const e of events) {
+    if (e.pid !== pid || e.tid === mainTid || e.ph !== 'X' || !e.dur || e.tdur === undefined) continue;
+    if (e.name !== 'ThreadPool_RunTask' && e.name !== 'ThreadControllerImpl::RunTask') continue;
+    const a = Math.max(start, e.ts), b = Math.min(end, e.ts + e.dur);
+    if (b <= a) continue;
+    const who = e.name === 'ThreadPool_RunTask' ? poolTaskKind(e) : (roles.get(e.tid) ?? 'compositor and others');
+    by.set(who, (by.get(who) ?? 0) + (e.tdur / 1000) * ((b - a) / e.dur));
+  }
+  return [...by.entries()].filter(([, ms]) => ms >= 1).sort((x, y) => y[1] - x[1]).map(([k, ms]) => `${k} ${ms.toFixed(0)}`).join(', ');
 }
 
 // ------------------------------------------------------------------ run

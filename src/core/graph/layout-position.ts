@@ -137,6 +137,14 @@ function realNeighbours(g: LayeredGraph, bottomUp: boolean): Uint8Array {
   return realNb;
 }
 
+/** Every node its own block. */
+function selfAligned(count: number, root: Int32Array, al: Int32Array): void {
+  for (let v = 0; v < count; v++) {
+    root[v] = v;
+    al[v] = v;
+  }
+}
+
 function align(
   g: LayeredGraph,
   vt: Variant,
@@ -146,18 +154,16 @@ function align(
   ws: Int32Array,
   sc: Scratch,
 ): { root: Int32Array; align: Int32Array } {
-  const { count, rankCount } = g;
+  // every property is read before the first loop: V8 optimises a running loop on the spot, and a
+  // property read after it, never run yet, would throw that code away (see layout.ts)
+  const { count, rankCount, realCount } = g;
   const nbStart = bottomUp ? g.downStart : g.upStart;
   const nb = bottomUp ? g.down : g.up;
   const root = sc.root;
   const al = sc.align;
-  for (let v = 0; v < count; v++) {
-    root[v] = v;
-    al[v] = v;
-  }
   const { start, order, pos } = vt;
-  const { realCount } = g;
   const checkConflicts = conflicts.size > 0;
+  selfAligned(count, root, al);
   // Real nodes before long edges: a real node lines up with a real neighbour when it has one,
   // and a long edge only takes a real node that has no real neighbour on that side. So the
   // main chain of operators stays straight in all four alignments and long edges bend instead.
@@ -211,22 +217,11 @@ function align(
   return { root, align: al };
 }
 
-function compact(
-  g: LayeredGraph,
-  vt: Variant,
-  root: Int32Array,
-  nodesep: number,
-  edgesep: number,
-  sc: Scratch,
-): Float64Array {
-  const { count, realCount, across } = g;
+/** The block graph: an edge root(left) -> root(right) between neighbours in each layer, weighted by their separation, as adjacency by source (`outStart`, `outEdge`). */
+function blockGraph(g: LayeredGraph, vt: Variant, root: Int32Array, nodesep: number, edgesep: number, sc: Scratch): number {
+  const { count, realCount, across, rankCount } = g;
   const { start, order } = vt;
-  const rankCount = g.rankCount;
-  // block graph: edge root(left) -> root(right) with the separation as weight
-  let m = 0;
-  for (let li = 0; li < rankCount; li++) m += Math.max(0, start[li + 1] - start[li] - 1);
-  const { ea, eb, ew, indeg } = sc;
-  const outCount = sc.outStart;
+  const { ea, eb, ew, indeg, outStart: outCount, outEdge, next } = sc;
   indeg.fill(0);
   outCount.fill(0);
   let k = 0;
@@ -243,20 +238,26 @@ function compact(
       k++;
     }
   }
-  for (let v = 0; v < count; v++) outCount[v + 1] += outCount[v];
-  const outStart = outCount;
-  const outEdge = sc.outEdge;
-  {
-    const next = sc.next;
-    next.set(outStart.subarray(0, count));
-    for (let e = 0; e < m; e++) outEdge[next[ea[e]]++] = e;
-  }
-  // topological order of the roots (Kahn)
-  const topo = sc.topo;
+  prefixSums(count, outCount);
+  next.set(outCount.subarray(0, count));
+  bySource(k, ea, next, outEdge);
+  return k;
+}
+
+function prefixSums(count: number, a: Int32Array): void {
+  for (let v = 0; v < count; v++) a[v + 1] += a[v];
+}
+
+function bySource(m: number, ea: Int32Array, next: Int32Array, outEdge: Int32Array): void {
+  for (let e = 0; e < m; e++) outEdge[next[ea[e]]++] = e;
+}
+
+/** Longest path from the left over the block graph, in topological order of the roots (Kahn); returns how many roots are in `topo`. */
+function pushRight(count: number, root: Int32Array, sc: Scratch): number {
+  const { eb, ew, indeg, outStart, outEdge, topo, xs } = sc;
   let head = 0;
   let tail = 0;
   for (let v = 0; v < count; v++) if (root[v] === v && indeg[v] === 0) topo[tail++] = v;
-  const xs = sc.xs;
   xs.fill(0);
   while (head < tail) {
     const v = topo[head++];
@@ -268,7 +269,12 @@ function compact(
       if (--indeg[w] === 0) topo[tail++] = w;
     }
   }
-  // pass 2: pull every block right towards its right neighbours
+  return tail;
+}
+
+/** Pass 2: pulls every block right towards its right neighbours. */
+function pullRight(tail: number, sc: Scratch): void {
+  const { eb, ew, outStart, outEdge, topo, xs } = sc;
   for (let t = tail - 1; t >= 0; t--) {
     const v = topo[t];
     let min = Infinity;
@@ -279,9 +285,27 @@ function compact(
     }
     if (min !== Infinity && min > xs[v]) xs[v] = min;
   }
+}
+
+function blockPlaces(count: number, root: Int32Array, xs: Float64Array): Float64Array {
   const x = new Float64Array(count);
   for (let v = 0; v < count; v++) x[v] = xs[root[v]];
   return x;
+}
+
+/** Places every block by a longest-path compaction over the block graph (each phase a function: see `align`). */
+function compact(
+  g: LayeredGraph,
+  vt: Variant,
+  root: Int32Array,
+  nodesep: number,
+  edgesep: number,
+  sc: Scratch,
+): Float64Array {
+  blockGraph(g, vt, root, nodesep, edgesep, sc);
+  const tail = pushRight(g.count, root, sc);
+  pullRight(tail, sc);
+  return blockPlaces(g.count, root, sc.xs);
 }
 
 /** Centre coordinate across the ranks for every node of the layered graph. */

@@ -102,53 +102,69 @@ function border(
   return at + 2;
 }
 
-function layoutComponent(c: ComponentInput): ComponentResult {
-  const { n, across, along, from, to, nodesep, edgesep, ranksep, report } = c;
-  const m = from.length;
+/*
+ * The phases of a component's layout are functions of their own, each with one loop nest where it
+ * can: V8 optimises a long-running loop while it runs (on-stack replacement), and code after that
+ * loop, never run yet, has no type feedback, so reaching it threw the optimised code away and
+ * compiled the function again (one 300-line function did so about 20 times per 100,000-operator
+ * layout, on the compiler threads that share the machine's cores with the UI thread).
+ */
 
-  // --- 1. cycles: DFS back edges are reversed --------------------------------------------
+/** Edges reversed to break cycles: the back edges of a depth-first search from the sources, then from any node left. */
+function backEdges(n: number, from: Int32Array, to: Int32Array): Uint8Array {
+  const m = from.length;
   const srcKey = new Int32Array(m);
   for (let e = 0; e < m; e++) srcKey[e] = from[e] === to[e] ? -1 : from[e];
   const out0 = csr(n, srcKey, m);
-  const indeg0 = new Int32Array(n);
-  for (let e = 0; e < m; e++) if (from[e] !== to[e]) indeg0[to[e]]++;
+  const indeg0 = inDegrees(n, from, to);
   const reversed = new Uint8Array(m);
-  {
-    const state = new Uint8Array(n);
-    const stack = new Int32Array(n);
-    const cursor = new Int32Array(n);
-    const visit = (s: number): void => {
-      let sp = 0;
-      stack[sp] = s;
-      cursor[sp] = out0.start[s];
-      state[s] = 1;
-      sp++;
-      while (sp > 0) {
-        const v = stack[sp - 1];
-        const cur = cursor[sp - 1];
-        if (cur < out0.start[v + 1]) {
-          cursor[sp - 1] = cur + 1;
-          const e = out0.idx[cur];
-          const w = to[e];
-          if (state[w] === 1) reversed[e] = 1;
-          else if (state[w] === 0) {
-            state[w] = 1;
-            stack[sp] = w;
-            cursor[sp] = out0.start[w];
-            sp++;
-          }
-        } else {
-          state[v] = 2;
-          sp--;
+  const state = new Uint8Array(n);
+  const stack = new Int32Array(n);
+  const cursor = new Int32Array(n);
+  const visit = (s: number): void => {
+    let sp = 0;
+    stack[sp] = s;
+    cursor[sp] = out0.start[s];
+    state[s] = 1;
+    sp++;
+    while (sp > 0) {
+      const v = stack[sp - 1];
+      const cur = cursor[sp - 1];
+      if (cur < out0.start[v + 1]) {
+        cursor[sp - 1] = cur + 1;
+        const e = out0.idx[cur];
+        const w = to[e];
+        if (state[w] === 1) reversed[e] = 1;
+        else if (state[w] === 0) {
+          state[w] = 1;
+          stack[sp] = w;
+          cursor[sp] = out0.start[w];
+          sp++;
         }
+      } else {
+        state[v] = 2;
+        sp--;
       }
-    };
-    for (let v = 0; v < n; v++) if (indeg0[v] === 0 && state[v] === 0) visit(v);
-    for (let v = 0; v < n; v++) if (state[v] === 0) visit(v);
-  }
-  report('acyclic', 0.1);
+    }
+  };
+  visitSources(n, indeg0, state, visit);
+  return reversed;
+}
 
-  // --- 2. ranks ------------------------------------------------------------------------------
+function inDegrees(n: number, from: Int32Array, to: Int32Array): Int32Array {
+  const indeg = new Int32Array(n);
+  for (let e = 0; e < from.length; e++) if (from[e] !== to[e]) indeg[to[e]]++;
+  return indeg;
+}
+
+function visitSources(n: number, indeg: Int32Array, state: Uint8Array, visit: (v: number) => void): void {
+  for (let v = 0; v < n; v++) if (indeg[v] === 0 && state[v] === 0) visit(v);
+  for (let v = 0; v < n; v++) if (state[v] === 0) visit(v);
+}
+
+/** The edges with cycles broken: reversed edges turned round, self loops as -1 at both ends. */
+function orientEdges(from: Int32Array, to: Int32Array, reversed: Uint8Array): { dagFrom: Int32Array; dagTo: Int32Array } {
+  const m = from.length;
   const dagFrom = new Int32Array(m);
   const dagTo = new Int32Array(m);
   for (let e = 0; e < m; e++) {
@@ -163,122 +179,138 @@ function layoutComponent(c: ComponentInput): ComponentResult {
       dagTo[e] = to[e];
     }
   }
-  const dOut = csr(n, dagFrom, m);
-  const dIn = csr(n, dagTo, m);
-  const rank = new Int32Array(n);
-  const topo = new Int32Array(n);
-  {
-    const indeg = new Int32Array(n);
-    for (let v = 0; v < n; v++) indeg[v] = dIn.start[v + 1] - dIn.start[v];
-    let head = 0;
-    let tail = 0;
-    for (let v = 0; v < n; v++) if (indeg[v] === 0) topo[tail++] = v;
-    while (head < tail) {
-      const v = topo[head++];
-      const rv = rank[v] + 1;
-      for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
-        const w = dagTo[dOut.idx[q]];
-        if (rank[w] < rv) rank[w] = rv;
-        if (--indeg[w] === 0) topo[tail++] = w;
-      }
+  return { dagFrom, dagTo };
+}
+
+type Csr = { start: Int32Array; idx: Int32Array };
+
+/** Longest-path ranks in topological order (`topo` filled; returned as the order). */
+function longestPathRanks(n: number, dagTo: Int32Array, dOut: Csr, dIn: Csr, rank: Int32Array, topo: Int32Array): void {
+  const indeg = new Int32Array(n);
+  for (let v = 0; v < n; v++) indeg[v] = dIn.start[v + 1] - dIn.start[v];
+  let tail = 0;
+  for (let v = 0; v < n; v++) if (indeg[v] === 0) topo[tail++] = v;
+  kahnRanks(dagTo, dOut, indeg, rank, topo, tail);
+}
+
+function kahnRanks(dagTo: Int32Array, dOut: Csr, indeg: Int32Array, rank: Int32Array, topo: Int32Array, tail: number): void {
+  let head = 0;
+  while (head < tail) {
+    const v = topo[head++];
+    const rv = rank[v] + 1;
+    for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
+      const w = dagTo[dOut.idx[q]];
+      if (rank[w] < rv) rank[w] = rv;
+      if (--indeg[w] === 0) topo[tail++] = w;
     }
-    // pull nodes with more consumers than producers down to just above their nearest consumer
-    for (let t = n - 1; t >= 0; t--) {
-      const v = topo[t];
-      const outd = dOut.start[v + 1] - dOut.start[v];
-      const ind = dIn.start[v + 1] - dIn.start[v];
-      if (outd === 0 || outd <= ind) continue;
-      let min = Infinity;
-      for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
-        const r = rank[dagTo[dOut.idx[q]]];
-        if (r < min) min = r;
-      }
-      if (min - 1 > rank[v]) rank[v] = min - 1;
-    }
-    let lo = Infinity;
-    for (let v = 0; v < n; v++) if (rank[v] < lo) lo = rank[v];
-    if (lo > 0) for (let v = 0; v < n; v++) rank[v] -= lo;
   }
+}
+
+/** Pulls nodes with more consumers than producers down to just above their nearest consumer. */
+function pullDown(n: number, dagTo: Int32Array, dOut: Csr, dIn: Csr, rank: Int32Array, topo: Int32Array): void {
+  for (let t = n - 1; t >= 0; t--) {
+    const v = topo[t];
+    const outd = dOut.start[v + 1] - dOut.start[v];
+    const ind = dIn.start[v + 1] - dIn.start[v];
+    if (outd === 0 || outd <= ind) continue;
+    let min = Infinity;
+    for (let q = dOut.start[v]; q < dOut.start[v + 1]; q++) {
+      const r = rank[dagTo[dOut.idx[q]]];
+      if (r < min) min = r;
+    }
+    if (min - 1 > rank[v]) rank[v] = min - 1;
+  }
+}
+
+/** Shifts the ranks so the lowest is 0; returns the number of ranks. */
+function normaliseRanks(n: number, rank: Int32Array): number {
+  let lo = Infinity;
+  for (let v = 0; v < n; v++) if (rank[v] < lo) lo = rank[v];
+  if (lo > 0) for (let v = 0; v < n; v++) rank[v] -= lo;
   let rankCount = 0;
   for (let v = 0; v < n; v++) if (rank[v] + 1 > rankCount) rankCount = rank[v] + 1;
-  report('rank', 0.2);
+  return rankCount;
+}
 
-  // --- 3. dummy nodes ---------------------------------------------------------------------
+/**
+ * Which edges get dummy nodes (one per rank they cross): all of them, unless that is over
+ * `budget` dummies, then the shortest first up to it. Returns the number of dummies.
+ */
+function chooseDummies(dagFrom: Int32Array, dagTo: Int32Array, rank: Int32Array, budget: number, withDummies: Uint8Array): number {
+  const m = dagFrom.length;
   let dummyTotal = 0;
   for (let e = 0; e < m; e++) {
     if (dagFrom[e] < 0) continue;
     dummyTotal += rank[dagTo[e]] - rank[dagFrom[e]] - 1;
   }
-  const budget = 3 * (n + m) + 10000;
-  const withDummies = new Uint8Array(m);
   if (dummyTotal <= budget) {
     for (let e = 0; e < m; e++) if (dagFrom[e] >= 0) withDummies[e] = 1;
-  } else {
-    const ids: number[] = [];
-    for (let e = 0; e < m; e++) if (dagFrom[e] >= 0) ids.push(e);
-    const span = (e: number): number => rank[dagTo[e]] - rank[dagFrom[e]];
-    ids.sort((a, b) => span(a) - span(b) || a - b);
-    let used = 0;
-    for (const e of ids) {
-      const need = span(e) - 1;
-      if (used + need > budget) break;
-      used += need;
-      withDummies[e] = 1;
-    }
-    dummyTotal = used;
+    return dummyTotal;
   }
-  const count = n + dummyTotal;
-  const dummyFirst = new Int32Array(m);
-  const lrank = new Int32Array(count);
-  lrank.set(rank);
-  const lacross = new Float64Array(count);
-  lacross.set(across);
+  const ids: number[] = [];
+  for (let e = 0; e < m; e++) if (dagFrom[e] >= 0) ids.push(e);
+  const span = (e: number): number => rank[dagTo[e]] - rank[dagFrom[e]];
+  ids.sort((a, b) => span(a) - span(b) || a - b);
+  let used = 0;
+  for (const e of ids) {
+    const need = span(e) - 1;
+    if (used + need > budget) break;
+    used += need;
+    withDummies[e] = 1;
+  }
+  return used;
+}
+
+/** Numbers the dummies of each edge from `n` on (`dummyFirst`), ranks them (`lrank`); returns the number of segments. */
+function placeDummies(n: number, dagFrom: Int32Array, dagTo: Int32Array, rank: Int32Array, withDummies: Uint8Array, dummyFirst: Int32Array, lrank: Int32Array): number {
+  const m = dagFrom.length;
   let segCount = 0;
-  {
-    let next = n;
-    for (let e = 0; e < m; e++) {
-      if (!withDummies[e]) continue;
-      const a = dagFrom[e];
-      const k = rank[dagTo[e]] - rank[a] - 1;
-      dummyFirst[e] = next;
-      for (let i = 0; i < k; i++) lrank[next + i] = rank[a] + 1 + i;
-      next += k;
-      segCount += k + 1;
-    }
+  let next = n;
+  for (let e = 0; e < m; e++) {
+    if (!withDummies[e]) continue;
+    const a = dagFrom[e];
+    const k = rank[dagTo[e]] - rank[a] - 1;
+    dummyFirst[e] = next;
+    for (let i = 0; i < k; i++) lrank[next + i] = rank[a] + 1 + i;
+    next += k;
+    segCount += k + 1;
   }
-  const segFrom = new Int32Array(segCount);
-  const segTo = new Int32Array(segCount);
-  {
-    let s = 0;
-    for (let e = 0; e < m; e++) {
-      if (!withDummies[e]) continue;
-      const a = dagFrom[e];
-      const b = dagTo[e];
-      const k = rank[b] - rank[a] - 1;
-      let prev = a;
-      for (let i = 0; i < k; i++) {
-        segFrom[s] = prev;
-        segTo[s] = dummyFirst[e] + i;
-        prev = dummyFirst[e] + i;
-        s++;
-      }
+  return segCount;
+}
+
+/** The segments of the edges that have dummies: each from one rank to the next. */
+function segments(dagFrom: Int32Array, dagTo: Int32Array, rank: Int32Array, withDummies: Uint8Array, dummyFirst: Int32Array, segFrom: Int32Array, segTo: Int32Array): void {
+  const m = dagFrom.length;
+  let s = 0;
+  for (let e = 0; e < m; e++) {
+    if (!withDummies[e]) continue;
+    const a = dagFrom[e];
+    const b = dagTo[e];
+    const k = rank[b] - rank[a] - 1;
+    let prev = a;
+    for (let i = 0; i < k; i++) {
       segFrom[s] = prev;
-      segTo[s] = b;
+      segTo[s] = dummyFirst[e] + i;
+      prev = dummyFirst[e] + i;
       s++;
     }
+    segFrom[s] = prev;
+    segTo[s] = b;
+    s++;
   }
+}
+
+/** The layered graph of the segments: neighbours below and above every node, layers by rank. */
+function layered(n: number, count: number, rankCount: number, lrank: Int32Array, lacross: Float64Array, segFrom: Int32Array, segTo: Int32Array): LayeredGraph {
+  const segCount = segFrom.length;
   const downC = csr(count, segFrom, segCount);
   const upC = csr(count, segTo, segCount);
   const down = new Int32Array(segCount);
   const up = new Int32Array(segCount);
-  for (let i = 0; i < segCount; i++) {
-    down[i] = segTo[downC.idx[i]];
-    up[i] = segFrom[upC.idx[i]];
-  }
+  neighbourLists(segFrom, segTo, downC.idx, upC.idx, down, up);
   const layerStart = new Int32Array(rankCount + 1);
-  for (let v = 0; v < count; v++) layerStart[lrank[v] + 1]++;
-  for (let r = 0; r < rankCount; r++) layerStart[r + 1] += layerStart[r];
-  const g: LayeredGraph = {
+  countLayers(count, rankCount, lrank, layerStart);
+  return {
     count,
     realCount: n,
     rankCount,
@@ -292,24 +324,34 @@ function layoutComponent(c: ComponentInput): ComponentResult {
     order: new Int32Array(count),
     pos: new Int32Array(count),
   };
-  report('dummies', 0.3);
+}
 
-  // --- 4. crossing reduction --------------------------------------------------------------
-  initialOrder(g);
-  const sweeps = count > 200_000 ? 4 : count > 50_000 ? 8 : 16;
-  reduceCrossings(g, sweeps, 4);
-  report('order', 0.6);
+function neighbourLists(segFrom: Int32Array, segTo: Int32Array, downIdx: Int32Array, upIdx: Int32Array, down: Int32Array, up: Int32Array): void {
+  for (let i = 0; i < segFrom.length; i++) {
+    down[i] = segTo[downIdx[i]];
+    up[i] = segFrom[upIdx[i]];
+  }
+}
 
-  // --- 5. coordinates -----------------------------------------------------------------------
-  const lx = assignAcross(g, nodesep, edgesep);
+function countLayers(count: number, rankCount: number, lrank: Int32Array, layerStart: Int32Array): void {
+  for (let v = 0; v < count; v++) layerStart[lrank[v] + 1]++;
+  for (let r = 0; r < rankCount; r++) layerStart[r + 1] += layerStart[r];
+}
+
+/** Centre of each rank along the ranks; returns the total length. */
+function rankCentres(n: number, rankCount: number, rank: Int32Array, along: Float64Array, ranksep: number, rankY: Float64Array): number {
   const rankSize = new Float64Array(rankCount);
   for (let v = 0; v < n; v++) if (along[v] > rankSize[rank[v]]) rankSize[rank[v]] = along[v];
-  const rankY = new Float64Array(rankCount);
   let yAt = 0;
   for (let r = 0; r < rankCount; r++) {
     rankY[r] = yAt + rankSize[r] / 2;
     yAt += rankSize[r] + (r + 1 < rankCount ? ranksep : 0);
   }
+  return yAt;
+}
+
+/** The extent across of the layered nodes (real and dummy) at centres `lx`. */
+function acrossBounds(count: number, lx: Float64Array, lacross: Float64Array): { minX: number; maxX: number } {
   let minX = Infinity;
   let maxX = -Infinity;
   for (let v = 0; v < count; v++) {
@@ -317,45 +359,83 @@ function layoutComponent(c: ComponentInput): ComponentResult {
     if (lx[v] - h < minX) minX = lx[v] - h;
     if (lx[v] + h > maxX) maxX = lx[v] + h;
   }
-  const x = lx.slice(0, n);
+  return { minX, maxX };
+}
+
+function rankYs(n: number, rank: Int32Array, rankY: Float64Array): Float64Array {
   const y = new Float64Array(n);
   for (let v = 0; v < n; v++) y[v] = rankY[rank[v]];
-  report('position', 0.85);
+  return y;
+}
 
-  // --- 6. edge polylines ----------------------------------------------------------------------
-  // Edges between the same two nodes without bend points (two tensors from one op to the next)
-  // would share one line: they are spread across, PARALLEL_SEP apart, each a line of its own.
+/**
+ * Edges between the same two nodes without bend points (two tensors from one op to the next)
+ * would share one line: each gets its index among them (`parIndex`) and their number
+ * (`parCount`), to be spread across, PARALLEL_SEP apart, each a line of its own.
+ */
+function parallelEdges(n: number, dagFrom: Int32Array, dagTo: Int32Array, rank: Int32Array, withDummies: Uint8Array, dOut: Csr): { parIndex: Int32Array; parCount: Int32Array } {
+  const m = dagFrom.length;
   const parIndex = new Int32Array(m);
   const parCount = new Int32Array(m).fill(1);
-  {
-    const seenFrom = new Int32Array(n).fill(-1);
-    const countAt = new Int32Array(n);
-    const straight = (e: number) => !withDummies[e] || rank[dagTo[e]] - rank[dagFrom[e]] <= 1;
-    for (let v = 0; v < n; v++) {
-      const q0 = dOut.start[v], q1 = dOut.start[v + 1];
-      if (q1 - q0 < 2) continue;
-      for (let q = q0; q < q1; q++) {
-        const e = dOut.idx[q];
-        if (!straight(e)) continue;
-        const w = dagTo[e];
-        if (seenFrom[w] !== v) {
-          seenFrom[w] = v;
-          countAt[w] = 0;
-        }
-        parIndex[e] = countAt[w]++;
+  const seenFrom = new Int32Array(n).fill(-1);
+  const countAt = new Int32Array(n);
+  const straight = (e: number) => !withDummies[e] || rank[dagTo[e]] - rank[dagFrom[e]] <= 1;
+  for (let v = 0; v < n; v++) {
+    const q0 = dOut.start[v], q1 = dOut.start[v + 1];
+    if (q1 - q0 < 2) continue;
+    for (let q = q0; q < q1; q++) {
+      const e = dOut.idx[q];
+      if (!straight(e)) continue;
+      const w = dagTo[e];
+      if (seenFrom[w] !== v) {
+        seenFrom[w] = v;
+        countAt[w] = 0;
       }
-      for (let q = q0; q < q1; q++) {
-        const e = dOut.idx[q];
-        if (straight(e)) parCount[e] = countAt[dagTo[e]];
-      }
+      parIndex[e] = countAt[w]++;
+    }
+    for (let q = q0; q < q1; q++) {
+      const e = dOut.idx[q];
+      if (straight(e)) parCount[e] = countAt[dagTo[e]];
     }
   }
+  return { parIndex, parCount };
+}
+
+/** Where each edge's points start: a self loop has 4, an edge with k dummies k + 2. */
+function pointOffsets(dagFrom: Int32Array, dagTo: Int32Array, rank: Int32Array, withDummies: Uint8Array): Int32Array {
+  const m = dagFrom.length;
   const offsets = new Int32Array(m + 1);
   for (let e = 0; e < m; e++) {
     const k = dagFrom[e] < 0 ? 2 : withDummies[e] ? rank[dagTo[e]] - rank[dagFrom[e]] - 1 : 0;
     offsets[e + 1] = offsets[e] + k + 2;
   }
-  const points = new Float64Array(2 * offsets[m]);
+  return offsets;
+}
+
+/** What the edge polylines are written from. */
+interface EdgeGround {
+  from: Int32Array;
+  dagFrom: Int32Array;
+  dagTo: Int32Array;
+  reversed: Uint8Array;
+  withDummies: Uint8Array;
+  dummyFirst: Int32Array;
+  rank: Int32Array;
+  lrank: Int32Array;
+  lx: Float64Array;
+  rankY: Float64Array;
+  x: Float64Array;
+  y: Float64Array;
+  across: Float64Array;
+  along: Float64Array;
+  parIndex: Int32Array;
+  parCount: Int32Array;
+}
+
+/** Writes every edge's polyline into `points` (at `offsets`); returns the right end of the drawing (self loops reach past the nodes). */
+function edgePolylines(g: EdgeGround, offsets: Int32Array, points: Float64Array, maxX: number): number {
+  const { from, dagFrom, dagTo, reversed, withDummies, dummyFirst, rank, lrank, lx, rankY, x, y, across, along, parIndex, parCount } = g;
+  const m = from.length;
   for (let e = 0; e < m; e++) {
     const a = from[e];
     const at0 = 2 * offsets[e];
@@ -399,17 +479,82 @@ function layoutComponent(c: ComponentInput): ComponentResult {
       const py = k > 0 ? rankY[lrank[d0 + k - 1]] : y[u];
       at = border(x[w], y[w], across[w], along[w], px, py, points, at);
     }
-    if (reversed[e]) {
-      // reverse the (x, y) pairs of this edge in place
-      for (let lo = at0, hi = at - 2; lo < hi; lo += 2, hi -= 2) {
-        const tx = points[lo], ty = points[lo + 1];
-        points[lo] = points[hi];
-        points[lo + 1] = points[hi + 1];
-        points[hi] = tx;
-        points[hi + 1] = ty;
-      }
-    }
+    if (reversed[e]) reversePairs(points, at0, at - 2);
   }
+  return maxX;
+}
+
+/** Reverses the (x, y) pairs of points[lo .. hi + 1] in place. */
+function reversePairs(points: Float64Array, lo: number, hi: number): void {
+  for (; lo < hi; lo += 2, hi -= 2) {
+    const tx = points[lo], ty = points[lo + 1];
+    points[lo] = points[hi];
+    points[lo + 1] = points[hi + 1];
+    points[hi] = tx;
+    points[hi + 1] = ty;
+  }
+}
+
+function layoutComponent(c: ComponentInput): ComponentResult {
+  const { n, across, along, from, to, nodesep, edgesep, ranksep, report } = c;
+  const m = from.length;
+
+  // --- 1. cycles: DFS back edges are reversed --------------------------------------------
+  const reversed = backEdges(n, from, to);
+  report('acyclic', 0.1);
+
+  // --- 2. ranks ------------------------------------------------------------------------------
+  const { dagFrom, dagTo } = orientEdges(from, to, reversed);
+  const dOut = csr(n, dagFrom, m);
+  const dIn = csr(n, dagTo, m);
+  const rank = new Int32Array(n);
+  const topo = new Int32Array(n);
+  longestPathRanks(n, dagTo, dOut, dIn, rank, topo);
+  pullDown(n, dagTo, dOut, dIn, rank, topo);
+  const rankCount = normaliseRanks(n, rank);
+  report('rank', 0.2);
+
+  // --- 3. dummy nodes ---------------------------------------------------------------------
+  const withDummies = new Uint8Array(m);
+  const dummyTotal = chooseDummies(dagFrom, dagTo, rank, 3 * (n + m) + 10000, withDummies);
+  const count = n + dummyTotal;
+  const dummyFirst = new Int32Array(m);
+  const lrank = new Int32Array(count);
+  lrank.set(rank);
+  const lacross = new Float64Array(count);
+  lacross.set(across);
+  const segCount = placeDummies(n, dagFrom, dagTo, rank, withDummies, dummyFirst, lrank);
+  const segFrom = new Int32Array(segCount);
+  const segTo = new Int32Array(segCount);
+  segments(dagFrom, dagTo, rank, withDummies, dummyFirst, segFrom, segTo);
+  const g = layered(n, count, rankCount, lrank, lacross, segFrom, segTo);
+  report('dummies', 0.3);
+
+  // --- 4. crossing reduction --------------------------------------------------------------
+  initialOrder(g);
+  const sweeps = count > 200_000 ? 4 : count > 50_000 ? 8 : 16;
+  reduceCrossings(g, sweeps, 4);
+  report('order', 0.6);
+
+  // --- 5. coordinates -----------------------------------------------------------------------
+  const lx = assignAcross(g, nodesep, edgesep);
+  const rankY = new Float64Array(rankCount);
+  const yAt = rankCentres(n, rankCount, rank, along, ranksep, rankY);
+  const { minX, maxX: maxLayered } = acrossBounds(count, lx, lacross);
+  const x = lx.slice(0, n);
+  const y = rankYs(n, rank, rankY);
+  report('position', 0.85);
+
+  // --- 6. edge polylines ----------------------------------------------------------------------
+  const { parIndex, parCount } = parallelEdges(n, dagFrom, dagTo, rank, withDummies, dOut);
+  const offsets = pointOffsets(dagFrom, dagTo, rank, withDummies);
+  const points = new Float64Array(2 * offsets[m]);
+  const maxX = edgePolylines(
+    { from, dagFrom, dagTo, reversed, withDummies, dummyFirst, rank, lrank, lx, rankY, x, y, across, along, parIndex, parCount },
+    offsets,
+    points,
+    maxLayered,
+  );
   report('edges', 1);
   return { x, y, rank, offsets, points, reversed, minX, maxX, maxY: yAt };
 }
