@@ -238,7 +238,7 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const ms = performance.now() - t0;
     const prev = window.__npuGraphStats;
     if (!prev || prev.framesDrawn === 0) performance.measure('npu:view:first-draw', { start: t0, end: t0 + ms });
-    // edge labels still to come are asked for once the frame is painted (a task after this one)
+    // edge labels still to come are asked for once the frame is painted (a task after this one) and the UI thread is idle (prepared.ts)
     const drawnLayout = live.current.layout;
     setTimeout(() => sceneDrawn(drawnLayout), 0);
     window.__npuGraphStats = {

@@ -6,7 +6,7 @@
  * made for (graph/display.ts re-prepares views when the choice changes).
  *
  * A big graph's edge labels arrive after its scene: the layout worker places them when asked,
- * which is once a view has drawn the scene (`sceneDrawn`), so the placement (a few hundred ms at
+ * which is once a view has drawn the scene and the UI thread is idle (`sceneDrawn`), so the placement (a few hundred ms at
  * 100,000 operators) does not take the second core from the first frame. `applySceneLabels` puts
  * them into the registered scene and into every scene a view made from it, and tells those views
  * to draw again.
@@ -32,12 +32,21 @@ export function registerPreparedScene(layout: GraphLayout, scene: SceneData, str
   if (requestLabels) labelRequests.set(layout, requestLabels);
 }
 
-/** A view has drawn `layout`: its edge labels, if they are still to come, are asked for now. */
+/**
+ * How long after a big graph's first frame its edge labels are asked for at the latest: they are
+ * asked for at the UI thread's first idle moment (the frame painted and the view's follow-up
+ * tasks done), so the placement and the compiling of its code in the layout worker (on a two-core
+ * machine about half a second of CPU at 100,000 operators) do not take a core from those tasks.
+ */
+const LABELS_IDLE_TIMEOUT_MS = 250;
+
+/** A view has drawn `layout`: its edge labels, if they are still to come, are asked for once the UI thread is idle. */
 export function sceneDrawn(layout: GraphLayout) {
   const request = labelRequests.get(layout);
   if (!request) return;
   labelRequests.delete(layout);
-  request();
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(() => request(), { timeout: LABELS_IDLE_TIMEOUT_MS });
+  else setTimeout(request, 0);
 }
 
 export function preparedSceneFor(layout: GraphLayout): PreparedScene | undefined {
