@@ -225,10 +225,12 @@ describe('the direct-convolution layout made when needed (DirectConvolutionWeigh
 
   it('int8 weights quantised when read (per kernel, per filter, plain and merged up to four times) lay out as the weights quantised first do', () => {
     fc.assert(
-      // four factors: more than the layout quantises while moving (it then reads kernel groups); an infinite factor: NaN products
-      fc.property(shape, fc.boolean(), fc.integer({ min: 0, max: 4 }), fc.boolean(), fc.boolean(), ({ K, C, R, S, deconv, target, seed }, perFilter, factors, infinite, readFirst) => {
+      // four factors: more than the layout quantises while moving (it then reads kernel groups); an infinite factor: NaN
+      // products; a NaN weight: a NaN maximum, so its kernel's (or, per kernel, every) scale is NaN and its values 0
+      fc.property(shape, fc.boolean(), fc.integer({ min: 0, max: 4 }), fc.boolean(), fc.boolean(), fc.option(fc.nat()), ({ K, C, R, S, deconv, target, seed }, perFilter, factors, infinite, readFirst, nanAt) => {
         const n = K * C * R * S;
         const source = floats(n, seed);
+        if (nanAt !== null) source[nanAt % n] = NaN;
         const fs = Array.from({ length: factors }, (_, j) => floats(K, seed + j + 1));
         if (infinite && factors > 0) fs[factors - 1]![K - 1] = Infinity;
         const float: WeightBlob = factors ? new ScaledKernelWeights(source, K, C * R * S, fs) : { type: 'FLOAT', count: n, values: source };

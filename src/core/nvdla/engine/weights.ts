@@ -272,9 +272,7 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
   for (let r = 0; r < ranges; r++) {
     const from = r * rangeLength;
     const to = from + rangeLength;
-    let max = -3.4028234663852886e38;
-    for (let i = from; i < to; i++) max = Math.max(max, Math.abs(w[i]!));
-    const scale = f32(max / 127);
+    const scale = f32(maxAbs(w, from, to) / 127);
     const invScale = f32(1 / scale);
     if (perFilter) {
       filterScales.push(scale);
@@ -285,6 +283,22 @@ export function quantizeWeights(src: WeightBlob, G: number, K: number, C: number
     }
   }
   return { blob: new QuantizedKernelWeights(w, src.count, G * K, kStride, invScales), filterScales };
+}
+
+/**
+ * The largest |w[i]| of `from .. to`, starting from -FLT_MAX, NaN if one is NaN: the fold
+ * `max = Math.max(max, Math.abs(w[i]))` of upstream's loop (a NaN makes every later maximum NaN),
+ * with a comparison instead of a Math.max call per weight (ResNet-50 int8 reads 25.5 M of them
+ * here). |w| is never -0, so the comparison and Math.max agree on zeros.
+ */
+function maxAbs(w: Float32Array, from: number, to: number): number {
+  let max = -3.4028234663852886e38;
+  for (let i = from; i < to; i++) {
+    const v = Math.abs(w[i]!);
+    if (v > max) max = v;
+    else if (v !== v) return NaN;
+  }
+  return max;
 }
 
 /**
@@ -305,18 +319,13 @@ function quantizeScaledWeights(src: ScaledKernelWeights, perFilter: boolean): Qu
   const filterScales: number[] = [];
   const invScales = new Float32Array(kernels);
   const kernelMax = (k: number): number => {
-    let max = -3.4028234663852886e38;
     if (finite) {
-      const base = k * n;
-      let m = -3.4028234663852886e38;
-      for (let i = 0; i < n; i++) m = Math.max(m, Math.abs(x[base + i]!));
-      if (n === 0) return max;
+      if (n === 0) return -3.4028234663852886e38;
+      let m = maxAbs(x, k * n, (k + 1) * n);
       for (const f of factors) m = f32(m * Math.abs(f[k]!));
-      return Math.max(max, m);
+      return Math.max(-3.4028234663852886e38, m);
     }
-    const w = src.kernel(k, scratch);
-    for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(w[i]!));
-    return max;
+    return maxAbs(src.kernel(k, scratch), 0, n);
   };
   if (perFilter) {
     for (let k = 0; k < kernels; k++) {
