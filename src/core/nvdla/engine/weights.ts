@@ -218,12 +218,14 @@ export class QuantizedKernelWeights implements WeightBlob {
   }
 
   /**
-   * The float weights and per-kernel factors the int8 values of `kernels` kernels are made from,
-   * for a layout that quantises each weight as it moves it (`moveDirectConvolutionOpQuantized`): kernel k's value i
-   * is q(f32(f32(f32(x[k x perKernel + i] x a[k]) x b[k]) x c[k])), q as `quantizeKernelInto`
-   * with `invScales[k]`. A missing factor is 1 (a float32 times 1 is itself, NaN and infinities
-   * included). Null when the values were made already, the layout reads kernels past the blob's,
-   * or the weights are merged more than three times or shorter than their kernels (the layout then reads the values kernel group by group).
+   * The float weights and per-kernel factors the int8 values of the first `kernels` kernels are
+   * made from, for a layout that quantises each weight as it moves it
+   * (`moveDirectConvolutionOpQuantized`): kernel k's value i is
+   * q(f32(f32(f32(x[k x perKernel + i] x a[k]) x b[k]) x c[k])), q as `quantizeKernelInto` with
+   * `invScales[k]`. A missing factor is 1 (a float32 times 1 is itself, NaN and infinities
+   * included). Null when the values were made already, the blob has fewer kernels, or its weights
+   * are merged more than three times or are shorter than its kernels: the layout then reads the
+   * int8 values kernel group by group.
    */
   quantizedFrom(kernels: number, perKernel: number): QuantizedFrom | null {
     if (this.made || perKernel !== this.perKernel || kernels > this.kernels) return null;
@@ -594,7 +596,6 @@ export class DirectConvolutionWeights implements WeightBlob {
     // once into a small scratch array (or viewed in place when already RT), then moved: tight
     // loops over one array type each, and no converted or multiplied-out copy of the whole blob.
     const perKernel = d.numChannels * d.height * d.width;
-    const group = new KernelGroupReader(this.source, this.type, perKernel, this.kf);
     let n = 0;
     const quantizedFrom = this.type === 'INT8' && this.source instanceof QuantizedKernelWeights ? this.source.quantizedFrom(d.numKernels, perKernel) : null;
     if (quantizedFrom) {
@@ -603,6 +604,7 @@ export class DirectConvolutionWeights implements WeightBlob {
         n = moveDirectConvolutionOpQuantized(out as Uint8Array, n, quantizedFrom, op.kg.start * this.kf, op.cg.start, op.cg.limit, op.r.limit, op.s.limit, op.k.limit, op.c.start, op.c.limit, this.atomicC, perKernel, this.deconv);
       return;
     }
+    const group = new KernelGroupReader(this.source, this.type, perKernel, this.kf);
     if (group.floatsToHalf) {
       // float32 (or merged, multiplied out per group) -> fp16 while moving
       for (const op of this.ops) {
@@ -711,9 +713,10 @@ function moveDirectConvolutionOpToHalf(
  * `moveDirectConvolutionOp` of int8 weights made when read (`QuantizedKernelWeights`), each one
  * quantised from its float weight and factors as it moves (the values `kernelsInto` makes, as
  * bytes: a negative int8 stored in a Uint8Array keeps its two's-complement bits). Kernels
- * `k0 .. k0 + kCount`, all of them the blob's (`quantizedFrom`). The same loops again on purpose (see `moveDirectConvolutionOpToHalf`): for
- * ResNet-50 int8 this moves 25.5 M weights, and quantising them here spares writing each into a
- * scratch group and reading it back (and, for merged weights, the float products too).
+ * `k0 .. k0 + kCount`, all of them the blob's (`quantizedFrom`). The same loops again on purpose
+ * (see `moveDirectConvolutionOpToHalf`): for ResNet-50 int8 this moves 25.5 M weights, and
+ * quantising them here spares writing each into a scratch group and reading it back (and, for
+ * merged weights, their float products too).
  */
 function moveDirectConvolutionOpQuantized(
   out: Uint8Array,
