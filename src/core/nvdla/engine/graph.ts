@@ -4,6 +4,7 @@
  * node), over the plain `EngineGraph` data. Passes copy the graph (`cloneEngineGraph`), edit the
  * copy through an `EngineGraphEditor`, and return it.
  */
+import { buffersWithout, edgesWithout, surfacesWithout } from './surfaces';
 import { isSharedWeightBlob } from './weights';
 import { AUX_TENSOR_TYPES, ENGINE_TYPE_OF, type EngineEdge, type EngineGraph, type EngineNode, type EngineNodeParams, type EngineOpType, type EngineTensor, type LutEntry, type TensorBufferDesc, type TensorSurfaceDesc } from './model';
 
@@ -329,7 +330,7 @@ export class EngineGraphEditor {
   }
 
   deleteEdge(edge: EngineEdge): void {
-    this.graph.edges = this.graph.edges.filter((e) => e.id !== edge.id);
+    this.graph.edges = edgesWithout(this.graph, edge.id);
     this.edgeById.delete(edge.id);
     const id = edge.id;
     for (const n of this.graph.nodes) {
@@ -427,8 +428,8 @@ export function removeNodeFromAST(ed: EngineGraphEditor, kill: EngineNode, iod: 
 export function dropEdgeStorage(g: EngineGraph, e: EngineEdge): void {
   if (!e.surface) return;
   const tsd = g.surfaces.find((s) => s.id === e.surface);
-  g.surfaces = g.surfaces.filter((s) => s.id !== e.surface);
-  if (tsd?.buffer) g.buffers = g.buffers.filter((b) => b.id !== tsd.buffer);
+  g.surfaces = surfacesWithout(g, e.surface);
+  if (tsd?.buffer) g.buffers = buffersWithout(g, tsd.buffer);
   e.surface = null;
 }
 

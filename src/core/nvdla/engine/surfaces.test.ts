@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyEngineGraph, EngineGraphEditor } from './graph';
-import { bufferById, edgeById, registerSurface, surfaceById } from './surfaces';
+import { bufferById, edgeById, registerSurface, surfaceById, surfacesWithout } from './surfaces';
 
 /** a graph with `n` data edges, each given its surface `tsd-i` one after another */
 function graphWithSurfaces(n: number) {
@@ -42,6 +43,45 @@ describe('surfaceById / bufferById (the id index over a graph list)', () => {
     // an id changed in place: found under its new id
     g.surfaces[1]!.id = 'tsd-renamed';
     expect(surfaceById(g, 'tsd-renamed')).toBe(g.surfaces[1]);
+  });
+
+  it('any mix of registrations, removals (kept indexed or a plain new list), in-place edits and lookups finds what a scan of the list finds', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('register' as const) }),
+      fc.record({ kind: fc.constantFrom('without' as const, 'filter' as const, 'splice' as const, 'rename' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('lookup' as const), id: fc.nat({ max: 30 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const g = graphWithSurfaces(30);
+        let next = 0;
+        const bad: string[] = [];
+        const check = (id: string) => {
+          const want = g.surfaces.find((x) => x.id === id);
+          let got: unknown;
+          try {
+            got = surfaceById(g, id);
+          } catch {
+            got = undefined;
+          }
+          if (got !== want) bad.push(`${id}: ${(got as { id?: string } | undefined)?.id} != ${want?.id}`);
+        };
+        for (const o of ops) {
+          const list = g.surfaces;
+          const victim = list.length ? list[('at' in o ? o.at : 0) % list.length]! : null;
+          if (o.kind === 'register' && next < g.edges.length) registerSurface(g, g.edges[next++]!);
+          else if (o.kind === 'without' && victim) g.surfaces = surfacesWithout(g, victim.id);
+          else if (o.kind === 'filter' && victim) g.surfaces = list.filter((x) => x !== victim);
+          else if (o.kind === 'splice' && victim) list.splice(list.indexOf(victim), 1);
+          else if (o.kind === 'rename' && victim) victim.id = `renamed-${victim.id}`;
+          else if (o.kind === 'lookup') check(`tsd-${o.id}`);
+          if (victim) check(victim.id);
+        }
+        for (const x of [...g.surfaces]) check(x.id);
+        expect(bad).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('indexes buffers pushed after a lookup', () => {

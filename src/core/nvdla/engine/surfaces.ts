@@ -204,6 +204,37 @@ function lookup<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<
   return list.find((x) => x.id === id);
 }
 
+/**
+ * `list` without the element `id`, as a new array (the passes replace a list to remove from it),
+ * with `g`'s index over it kept current instead of rebuilt at the next lookup (the merges of
+ * mergeActivationOperations remove a surface and an edge each, then look surfaces up all over)
+ */
+function withoutId<T extends { id: string }>(cache: WeakMap<EngineGraph, ListIndex<T>>, g: EngineGraph, list: readonly T[], id: string): T[] {
+  const out = list.filter((x) => x.id !== id);
+  const ix = cache.get(g);
+  if (ix && ix.list === list && ix.length === list.length) {
+    ix.byId.delete(id);
+    ix.list = out;
+    ix.length = out.length;
+  }
+  return out;
+}
+
+/** `g.surfaces` without surface `id` (a new list) */
+export function surfacesWithout(g: EngineGraph, id: string): TensorSurfaceDesc[] {
+  return withoutId(surfaceIndexes, g, g.surfaces, id);
+}
+
+/** `g.buffers` without buffer `id` (a new list) */
+export function buffersWithout(g: EngineGraph, id: string): TensorBufferDesc[] {
+  return withoutId(bufferIndexes, g, g.buffers, id);
+}
+
+/** `g.edges` without edge `id` (a new list) */
+export function edgesWithout(g: EngineGraph, id: string): EngineEdge[] {
+  return withoutId(edgeIndexes, g, g.edges, id);
+}
+
 export function surfaceById(g: EngineGraph, id: string): TensorSurfaceDesc {
   const s = lookup(surfaceIndexes, g, g.surfaces, id);
   if (!s) throw new SurfaceError(`no surface ${id}`);

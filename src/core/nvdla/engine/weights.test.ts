@@ -165,15 +165,37 @@ describe('the direct-convolution layout made when needed (DirectConvolutionWeigh
     return Float32Array.from({ length: n }, (_, i) => (i % 31 === 0 ? 1 + 2 ** -11 : i % 29 === 0 ? -(2 ** -20) : i % 23 === 0 ? 70000 : i % 19 === 0 ? 0 : next() * 4));
   };
 
-  it('fp16 from float32 weights, plain and merged (one or two factors), forwards and deconvolution: the bits of upstream loops', () => {
+  /** merged weights as eager merges store them: kernel k's weights times each factor in turn, each product rounded to float32 */
+  const eagerProducts = (source: Float32Array, K: number, factors: Float32Array[]): Float32Array => {
+    const perKernel = source.length / K;
+    return source.map((x, i) => factors.reduce((v, f) => Math.fround(v * f[Math.floor(i / perKernel)]!), x));
+  };
+  /** `perKernelQuantizeWts` / `perFilterQuantizeWts` written out: scale = max |w| / 127, q = clamp(floor(w x (1 / scale) + 0.5)), float32 steps */
+  const quantizedReference = (w: Float32Array, K: number, perFilter: boolean): Int8Array => {
+    const perKernel = w.length / K;
+    const maxOf = (from: number, to: number) => {
+      let m = -3.4028234663852886e38;
+      for (let i = from; i < to; i++) m = Math.max(m, Math.abs(w[i]!));
+      return m;
+    };
+    const all = maxOf(0, w.length);
+    return Int8Array.from(w, (v, i) => {
+      const k = Math.floor(i / perKernel);
+      const scale = Math.fround((perFilter ? maxOf(k * perKernel, (k + 1) * perKernel) : all) / 127);
+      const q = Math.floor(Math.fround(Math.fround(v * Math.fround(1 / scale)) + 0.5));
+      return Number.isNaN(q) ? 0 : Math.max(-128, Math.min(127, q));
+    });
+  };
+
+  it('fp16 from float32 weights, plain and merged (one to three factors), forwards and deconvolution: the bits of upstream loops', () => {
     fc.assert(
-      fc.property(shape, fc.integer({ min: 0, max: 2 }), ({ K, C, R, S, deconv, target, seed }, factors) => {
+      fc.property(shape, fc.integer({ min: 0, max: 3 }), ({ K, C, R, S, deconv, target, seed }, factors) => {
         const n = K * C * R * S;
         const source = floats(n, seed);
         const fs = Array.from({ length: factors }, (_, j) => floats(K, seed + j + 1));
         const blob: WeightBlob = factors ? new ScaledKernelWeights(source, K, C * R * S, fs) : { type: 'FLOAT', count: n, values: source };
         // the reference reads the products as eager merges store them (each step rounded to float32)
-        const eager = factors ? (blob as ScaledKernelWeights).values.slice() : source;
+        const eager = eagerProducts(source, K, fs);
         const got = translateWtsForDC(weightDims(n, K, C, S, R, 1, 1), blob, 'HALF', target.atomicK, target.atomicC, 64, deconv);
         const want = directLayoutReference(K, C, R, S, eager, 'FLOAT', 'HALF', target.atomicK, target.atomicC, 64, deconv);
         expect(got.count).toBe(n);
@@ -201,20 +223,32 @@ describe('the direct-convolution layout made when needed (DirectConvolutionWeigh
     );
   });
 
-  it('int8 weights quantised when read (per kernel, per filter, plain and merged) lay out as their values made first do', () => {
+  it('int8 weights quantised when read (per kernel, per filter, plain and merged up to four times) lay out as the weights quantised first do', () => {
     fc.assert(
-      fc.property(shape, fc.boolean(), fc.boolean(), ({ K, C, R, S, deconv, target, seed }, perFilter, merged) => {
+      // four factors: more than the layout quantises while moving (it then reads kernel groups); an infinite factor: NaN
+      // products; a NaN weight: a NaN maximum, so its kernel's (or, per kernel, every) scale is NaN and its values 0
+      fc.property(shape, fc.boolean(), fc.integer({ min: 0, max: 4 }), fc.boolean(), fc.boolean(), fc.option(fc.nat()), ({ K, C, R, S, deconv, target, seed }, perFilter, factors, infinite, readFirst, nanAt) => {
         const n = K * C * R * S;
         const source = floats(n, seed);
-        const float: WeightBlob = merged ? new ScaledKernelWeights(source, K, C * R * S, [floats(K, seed + 1)]) : { type: 'FLOAT', count: n, values: source };
+        if (nanAt !== null) source[nanAt % n] = NaN;
+        const fs = Array.from({ length: factors }, (_, j) => floats(K, seed + j + 1));
+        if (infinite && factors > 0) fs[factors - 1]![K - 1] = Infinity;
+        const float: WeightBlob = factors ? new ScaledKernelWeights(source, K, C * R * S, fs) : { type: 'FLOAT', count: n, values: source };
         const d = weightDims(n, K, C, S, R, 1, 1);
         const lazy = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
-        const made = quantizeWeights(float, 1, K, C, R * S, perFilter).blob;
-        const plain: WeightBlob = { type: 'INT8', count: n, values: made.values.slice() };
+        // values made before the layout (then it moves them) or not (then it quantises as it moves)
+        if (readFirst) void lazy.values;
+        const want = directLayoutReference(K, C, R, S, quantizedReference(eagerProducts(source, K, fs), K, perFilter), 'INT8', 'INT8', target.atomicK, target.atomicC, 64, deconv);
         const got = translateWtsForDC(d, lazy, 'INT8', target.atomicK, target.atomicC, 64, deconv);
-        expect(Array.from(got.values)).toEqual(directLayoutReference(K, C, R, S, plain.values as Int8Array, 'INT8', 'INT8', target.atomicK, target.atomicC, 64, deconv));
+        const bad = want.map((v, i) => (got.values[i] === v ? null : `${i}: ${got.values[i]} != ${v}`)).filter((x) => x !== null);
+        expect(bad.slice(0, 5)).toEqual([]);
+        expect(got.values.length).toBe(want.length);
+        // written straight into a loadable's memory (stale bytes there): the same bytes
+        const into = new Uint8Array(want.length).fill(0xee);
+        translateWtsForDC(d, quantizeWeights(float, 1, K, C, R * S, perFilter).blob, 'INT8', target.atomicK, target.atomicC, 64, deconv).writeBytes(into);
+        expect(Array.from(new Int8Array(into.buffer))).toEqual(want);
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
   });
 
