@@ -52,7 +52,8 @@ export interface NetCase {
   args: string[];
 }
 
-const deployCache = new Map<string, { text: string; deploy: CaffeDeploy; weights: CaffeWeights }>();
+/** per net: its batch-1 text and deploy, and its seeded weights once a case has asked for them */
+const deployCache = new Map<string, { text: string; deploy: CaffeDeploy; weights?: CaffeWeights }>();
 
 /** `<net>-b1-<config>-<precision>-<profile>` -> inputs and options */
 export function netCase(tag: string): NetCase {
@@ -64,15 +65,20 @@ export function netCase(tag: string): NetCase {
     const path = NET_PROTOTXTS[net]!;
     const text = batch1Text(readFileSync(join(FIXTURES, path), 'utf8'));
     const deploy = readDeploy(text, `${net}.prototxt`);
-    d = { text, deploy, weights: synthetic(deploy) };
+    d = { text, deploy };
     deployCache.set(net, d);
   }
+  const entry = d;
   return {
     tag,
     net,
     prototxtText: d.text,
     deploy: d.deploy,
-    weights: d.weights,
+    // made when first read: the bench makes its own caffemodel and never reads these (ResNet-50's
+    // would stay in its heap, about 100 MB, for the whole run)
+    get weights() {
+      return (entry.weights ??= synthetic(entry.deploy));
+    },
     options: { configtarget, cprecision, profile },
     args: ['--configtarget', configtarget, '--cprecision', cprecision, '--profile', profile],
   };
