@@ -81,7 +81,9 @@ export function CompileView({ theme }: { theme: 'light' | 'dark' }) {
           made their canvases anew on the UI thread */}
       <div className="compile-diags-bar">{s && <Diagnostics key={t.result?.graphDocId ?? ''} list={s.diagnostics} />}</div>
       <div className="compile-body">
-        {t.mode === 'graphs' || !r?.loadableDocId ? (
+        {/* the panes come once the form is in (the toolbar has its height): mounted before, the three
+            graph views were resized at once, their canvases made anew */}
+        {!t.form && !t.error ? null : t.mode === 'graphs' || !r?.loadableDocId ? (
           <GraphsMode tabId={tabId} t={t} theme={theme} caffe={doc.view ? { graph: doc.view.graph, layout: doc.view.layout } : null} caffeTitle={doc.title} caffeDocId={doc.workerDocId} caffeGraphId={doc.view?.graphId ?? doc.graphId} />
         ) : t.mode === 'loadable' ? (
           <LoadableMode tabId={tabId} t={t} theme={theme} />

@@ -151,6 +151,11 @@ export function setCalibration(tabId: string, calibration: CompileTab['calibrati
 
 let compileSeq = 0;
 
+/** Resolves in a task after the next frame (its rendering done). */
+function afterFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
 /** Compiles in the model worker with the tab's options, then lays out the canonical and engine graphs. */
 export async function runCompile(tabId: string) {
   const doc = docOf(tabId);
@@ -191,23 +196,35 @@ export async function runCompile(tabId: string) {
     let layoutError: string | null = null;
     const engineId = r.summary.timeline[step]?.graphId ?? null;
     try {
-      if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
-        progress('laying out the canonical graph', 0.75);
-        canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
-        if (!live()) return;
-      }
-      if (r.graphDocId && engineId) {
-        progress('laying out the engine graph', 0.88);
-        const [view, stage] = await Promise.all([prepareGraphView(r.graphDocId, engineId, 'TB'), tables[engineId] ?? workers().model.api.compiledStage(r.graphDocId, engineId)]);
-        engines[engineId] = view;
-        tables[engineId] = stage;
-        if (!live()) return;
+      // both graphs at once: the model worker packs one while the layout worker lays out the other
+      const docId = r.graphDocId;
+      progress('laying out the canonical and engine graphs', 0.8);
+      const [can, eng] = await Promise.all([
+        docId && r.summary.graphs.some((g) => g.id === 'canonical') ? prepareGraphView(docId, 'canonical', 'TB') : null,
+        docId && engineId ? Promise.all([prepareGraphView(docId, engineId, 'TB'), tables[engineId] ?? workers().model.api.compiledStage(docId, engineId)]) : null,
+      ]);
+      if (!live()) return;
+      canonical = can;
+      if (eng && engineId) {
+        engines[engineId] = eng[0];
+        tables[engineId] = eng[1];
       }
     } catch (e) {
       if (!live()) return;
       layoutError = errorText(e, doc.title);
     }
-    updateCompileTab(tabId, { result: r, canonical, engines, tables, step, shownGraph: engineId && engines[engineId] ? engineId : null, selected: null, details: null, slot: null, layer: null });
+    const shownGraph = engineId && engines[engineId] ? engineId : null;
+    const cur = compileTab(tabId);
+    if (!cur.canonical && !cur.shownGraph && canonical && shownGraph) {
+      // the first result of the tab mounts two graph views (each lays out the page to size its
+      // canvas, then draws its graph for the first time): one per frame, not both in one task
+      updateCompileTab(tabId, { result: r, canonical, engines: {}, tables, step, shownGraph: null, selected: null, details: null, slot: null, layer: null });
+      await afterFrame();
+      if (!live()) return;
+      updateCompileTab(tabId, { engines, shownGraph });
+    } else {
+      updateCompileTab(tabId, { result: r, canonical, engines, tables, step, shownGraph, selected: null, details: null, slot: null, layer: null });
+    }
     finish(layoutError ? { error: layoutError } : {});
   } catch (e) {
     if (live()) finish({ error: errorText(e, doc.title) });
