@@ -119,6 +119,11 @@ test.describe('compile for NVDLA', () => {
     await page.keyboard.press('Control+Shift+B');
     const view = page.getByTestId('compile-view');
     await expect(view.getByTestId('compile-status')).toHaveAttribute('data-reached', 'emit', { timeout: 30_000 });
+    // the three panes' canvases, marked: recompiles that bring other warnings keep them, at their size
+    const canvases = () =>
+      page.evaluate(() => [...document.querySelectorAll<HTMLCanvasElement & { mark?: number }>('[data-testid=compile-view] canvas[data-testid=graph-canvas]')].map((c, i) => `${(c.mark ??= i)}:${c.width}x${c.height}`));
+    await expect(view.getByTestId('graph-canvas')).toHaveCount(3);
+    const before = await canvases();
     // every text the progress bar shows from now on
     await page.evaluate(() => {
       const w = window as unknown as { progressTexts: string[] };
@@ -154,6 +159,12 @@ test.describe('compile for NVDLA', () => {
     await view.getByRole('combobox', { name: 'configtarget' }).selectOption('opendla-large');
     await expect(view.getByTestId('compile-diagnostics')).toContainText("'opendla-large' is not a target configuration nvdla_compiler knows", { timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('compile-options') });
+    // five recompiles and a pass picked later, the panes have kept their canvases and their size (a
+    // pane resized by what a compile said made its canvas anew on the UI thread)
+    await view.getByTestId('pass-timeline').getByRole('option').nth(3).getByRole('button').click();
+    await expect(engine).toContainText('after mergeActivationOperations');
+    await expect(engine).not.toContainText('laying out');
+    expect(await canvases()).toEqual(before);
 
     // a net NVDLA refuses (relu1 made a PReLU): the reason, naming the layer; the Caffe pane still draws the net
     const prelu = readFileSync(join(FIXTURES, 'lenet.prototxt'), 'utf8').replace(/name: "relu1"\s*type: "ReLU"/, 'name: "relu1"\n  type: "PReLU"');

@@ -28,7 +28,7 @@ import type { CaffeKernels } from './caffe/forward/heavy';
 import type { BlobDetail, LoadableOverview, SlotView } from './loadable/view';
 import type { MemoryArea } from './loadable/memory-map';
 import type { LoadableDiff } from './loadable/diff';
-import type { CompileRequest, CompileSummary } from './nvdla/compile-summary';
+import type { CompileRequest, CompileSummary, StageTables } from './nvdla/compile-summary';
 import type { LoadableComparison, LoadableRunHooks, LoadableRunOutcome, LoadableRunPlan, LoadableRunRequest, PlaneSlice } from './dla/run-types';
 
 export interface SourceFile {
@@ -147,8 +147,10 @@ export interface LoadableService {
 export interface CompiledNet {
   summary: CompileSummary;
   bytes: Uint8Array | null;
-  /** graphs `canonical`, `engine` and `pass:N` (the engine graph after pass N) */
+  /** graphs `canonical`, `engine` and `pass:N` (the engine graph after pass N), each built when first asked for */
   graph: GraphService;
+  /** a stage graph's origin and edge-kind tables (built with the graph when not yet) */
+  stage(graphId: string): StageTables;
 }
 
 /**

@@ -27,7 +27,7 @@ import type { BlobDetail, BlobPlot, BlobRow, DamageView, FieldView, LoadableOver
 import type { MemoryArea, MemoryRegion } from '../core/loadable/memory-map';
 import type { Difference, LoadableDiff, SectionDiff } from '../core/loadable/diff';
 import type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec } from '../core/dla/run-types';
-import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from '../core/nvdla/compile-summary';
+import type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, StageTables } from '../core/nvdla/compile-summary';
 import type { NvdlaDiagnostic } from '../core/nvdla/network/model';
 
 export type { SystraceAnalysis, PartDiagnostic, PartitionCheck };
@@ -36,7 +36,7 @@ export type { Capability, DocumentCounts, DocumentSummary, TextEdit, PartComplet
 export type { DocumentOption, OpenOptions, RunPlan, RunOutcome, RunProgressEvent, BlobSlice, ValueSummary };
 export type { CalibrationResult, CalibrationProgress, CalibrationScales, ComparisonRow, ErrorMetrics, LoadableComparison, LoadableOutputView, LoadableRunOutcome, LoadableRunPlan, LoadableRunProgress, PlaneSlice, SlotRunRow, TensorSpec };
 export type { GraphPack, SceneData, SceneLabels, DisplayOptions };
-export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, NvdlaDiagnostic };
+export type { CompileOptionSpec, CompileOptionValues, CompileSummary, CompiledGraphInfo, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, StageTables, NvdlaDiagnostic };
 export type { ErrorInfo, Diagnostic, Graph, GraphPort, ModelSummary, GraphLayout, LayoutInput, LayoutOptions, FindResult, TensorDetails, NodeDetails };
 
 /** A file handed to the worker: a Blob (File) is passed by reference, not copied. */
@@ -217,6 +217,8 @@ export interface CompileViewRequest {
   calibration: { file: string; blob?: Blob } | null;
   /** the document's graph the Caffe pane shows (origins are matched to its nodes) */
   caffeGraphId: string;
+  /** the timeline step (pass name) the view shows first: its engine graph's tables come with the summary */
+  shown?: string;
 }
 
 export interface CompileProgress {
@@ -347,6 +349,8 @@ export interface ModelWorkerApi {
   compile(docId: string, request: CompileViewRequest, onProgress?: (p: CompileProgress) => void): Promise<CompileViewResult>;
   /** capability `compile`: the bytes of the document's last compiled loadable (a copy, for a download); null when it made none */
   compiledLoadable(docId: string): Promise<Uint8Array | null>;
+  /** capability `compile`: a stage graph's origin and edge-kind tables (`graphDocId` of a compile result), built when first asked for */
+  compiledStage(graphDocId: string, graphId: string): Promise<StageTables>;
 }
 
 /** A graph ready to draw: its layout and the renderer's scene geometry, both computed in the layout worker. */

@@ -64,10 +64,21 @@ describe('compile in the model worker', () => {
     const overview = await service.loadableOverview(r.loadableDocId!);
     expect(overview.tasks.map((t) => t.ops.length)).toEqual([10, 1]);
 
-    // a recompile closes the documents of the one before
-    const again = await service.compile(caffe, { options: { cprecision: 'fp16' }, calibration: { file: 'lenet_calib_example.json' }, caffeGraphId: 'net' });
+    // the tables of the canonical graph and the first step's engine graph come with the result; a
+    // pass's tables when asked for, matching its graph node for node
+    expect(Object.keys(r.summary.stages).sort()).toEqual(['canonical', 'engine']);
+    const pass14 = await service.compiledStage(r.graphDocId!, 'pass:14');
+    const graph14 = (await service.graphForView(r.graphDocId!, 'pass:14')).graph;
+    expect([pass14.origins.length, pass14.edgeKinds.length]).toEqual([graph14.nodes.length, graph14.edges.length]);
+    expect(pass14.origins[graph14.nodes.findIndex((n) => n.name === 'dc-conv-0')]).toEqual(r.summary.caffeOrigins[1]);
+    await expect(service.compiledStage(r.graphDocId!, 'pass:99')).rejects.toMatchObject({ workerError: { kind: 'internal', message: expect.stringMatching(/has no graph 'pass:99'/) } });
+
+    // a recompile closes the documents of the one before; the step the view shows comes built with it
+    const again = await service.compile(caffe, { options: { cprecision: 'fp16' }, calibration: { file: 'lenet_calib_example.json' }, caffeGraphId: 'net', shown: 'resolveMemory' });
     if (!again.ok) throw new Error(again.error.message);
+    expect(Object.keys(again.summary.stages).sort()).toEqual(['canonical', 'pass:14']);
     await expect(service.graphForView(r.graphDocId!, 'engine')).rejects.toMatchObject({ workerError: { kind: 'internal' } });
+    await expect(service.compiledStage(r.graphDocId!, 'pass:14')).rejects.toMatchObject({ workerError: { kind: 'cancelled', message: expect.stringMatching(/a newer compile replaced them/) } });
     // fp16 ignores the table, with a warning saying so
     expect(again.summary.diagnostics.some((d) => /calibration table only matters for int8/.test(d.message))).toBe(true);
   });

@@ -13,10 +13,10 @@ import { openDocument, serviceOf, type OpenedDocument } from '../core/document';
 import { FormatError, toErrorInfo } from '../core/errors';
 import type { GraphService } from '../core/format';
 import type { Graph } from '../core/graph/model';
-import type { CompiledNet } from '../core/nvdla/service';
+import type { CompiledNet, StageTables } from '../core/nvdla/service';
 import { pause } from './pause';
 
-export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile' | 'compiledLoadable'>;
+export type CompileApi = Pick<ModelWorkerApi, 'compileForm' | 'compile' | 'compiledLoadable' | 'compiledStage'>;
 
 export interface CompileHost {
   /** the document with its values (a large caffemodel opened from its skeleton: once the whole file is read) */
@@ -87,8 +87,13 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
   const loadables = new Map<string, Uint8Array>();
   /** per source document: the compile in progress (a new one, or forgetting the document, cancels it) */
   const running = new Map<string, { aborted: boolean }>();
+  /** per stage-graph document: the compile it shows (its stage tables are built when asked for) */
+  const nets = new Map<string, CompiledNet>();
   const closeMade = async (docId: string) => {
-    for (const id of made.get(docId) ?? []) await host.close(id);
+    for (const id of made.get(docId) ?? []) {
+      nets.delete(id);
+      await host.close(id);
+    }
     made.delete(docId);
   };
   return {
@@ -112,6 +117,11 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
         const copy = bytes.slice();
         return Comlink.transfer(copy, [copy.buffer]);
       },
+      async compiledStage(graphDocId, graphId): Promise<StageTables> {
+        const net = nets.get(graphDocId);
+        if (!net) throw new FormatError({ kind: 'cancelled', file: 'NPU Studio', message: `the stage graphs ${graphDocId} are gone: a newer compile replaced them` });
+        return net.stage(graphId);
+      },
       async compile(docId, request, onProgress): Promise<CompileViewResult> {
         const t0 = performance.now();
         // one compile per document: a new one (an option changed) cancels the one before at its next step
@@ -130,7 +140,7 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           const calibration = request.calibration
             ? { file: request.calibration.file, ...(request.calibration.blob ? { text: await request.calibration.blob.text() } : {}) }
             : null;
-          const net = await service.compile({ options: request.options, calibration }, request.caffeGraphId, {
+          const net = await service.compile({ options: request.options, calibration, ...(request.shown !== undefined ? { shown: request.shown } : {}) }, request.caffeGraphId, {
             signal,
             now: () => performance.now(),
             onProgress: async (p) => {
@@ -144,7 +154,10 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           loadables.delete(docId);
           const ids: string[] = [];
           const graphDocId = net.summary.graphs.length ? host.adopt(stageDocument(net, doc.summary.file)) : null;
-          if (graphDocId) ids.push(graphDocId);
+          if (graphDocId) {
+            ids.push(graphDocId);
+            nets.set(graphDocId, net);
+          }
           let loadableDocId: string | null = null;
           if (net.bytes) {
             // opened from the bytes as they are: through a Blob (host.open, as a dropped file is)
@@ -155,7 +168,10 @@ export function createCompileService(host: CompileHost): { api: CompileApi; forg
           }
           if (signal.aborted) {
             // a newer compile started while the loadable opened: it owns the view now
-            for (const id of ids) await host.close(id);
+            for (const id of ids) {
+              nets.delete(id);
+              await host.close(id);
+            }
             throw new FormatError({ kind: 'cancelled', file, message: 'the compile was cancelled: a newer one of the same net replaced it' });
           }
           made.set(docId, ids);

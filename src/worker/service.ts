@@ -187,6 +187,7 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     compileForm: viaCompiles('compileForm'),
     compile: viaCompiles('compile'),
     compiledLoadable: viaCompiles('compiledLoadable'),
+    compiledStage: viaCompiles('compiledStage'),
     origins: viaOrigins('origins'),
     optimize: viaOrigins('optimize'),
     optimizePasses: viaOrigins('optimizePasses'),

@@ -28,12 +28,19 @@ export interface CompileOptionSpec {
 export interface CompileRequest {
   options: Partial<CompileOptionValues>;
   calibration: { file: string; text?: string } | null;
+  /** the timeline step (pass name) the view shows first: its engine graph's tables come with the summary (default: the first step) */
+  shown?: string;
 }
 
+/** A stage graph of a compile, listed (its drawable graph is built when asked for). */
 export interface CompiledGraphInfo {
   id: string;
   name: string;
   stats: Graph['stats'];
+}
+
+/** What the compile view keeps of a stage graph beside the graph itself. */
+export interface StageTables {
   /** per node (graph order): origin ids, empty for markers and constants */
   origins: number[][];
   /** per edge (graph order): data, aux (weights, bias, scale, LUT data), compute or hazard */
@@ -113,6 +120,8 @@ export interface CompileSummary {
   reached: NvdlaStageName | null;
   /** canonical, engine, pass:0 .. */
   graphs: CompiledGraphInfo[];
+  /** the tables of the graphs built with the summary: the canonical graph and the engine graph of the step shown first (the others: `CompiledNet.stage`) */
+  stages: Record<string, StageTables>;
   /** generateGraph then every pass that ran */
   timeline: PassStep[];
   /** origin id -> Caffe layer name */

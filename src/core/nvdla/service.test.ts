@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openDocument, serviceOf } from '../document';
 import { FIXTURES } from '../../../test/support/nvdla/fixtures';
 import { goldenBytes } from '../../../test/support/nvdla/golden';
 import { CANONICAL_GRAPH, COMPILE_OPTION_SPECS, ENGINE_GRAPH, passGraphId, type CompiledNet } from './service';
+import * as view from './view';
+
+// the stage views, counted: a compile builds only those the view shows first, the rest when asked for
+vi.mock('./view', async (actual) => {
+  const real = await actual<typeof import('./view')>();
+  return { ...real, canonicalGraphView: vi.fn(real.canonicalGraphView), engineGraphView: vi.fn(real.engineGraphView) };
+});
 
 const file = (path: string) => ({ name: path.split('/').pop()!, bytes: new Uint8Array(readFileSync(join(FIXTURES, path))) });
 const LENET = [file('nvdla/golden/lenet_n1.prototxt'), file('nvdla/lenet/lenet_iter_10000.caffemodel')];
@@ -57,15 +64,49 @@ describe('the compile view data of a Caffe document', () => {
     const ids = s.caffeOrigins[conv1]!;
     expect(ids.map((id) => s.sources.find((x) => x.id === id)!.name)).toEqual(['conv1']);
     const hits = (graphId: string) => {
-      const info = s.graphs.find((g) => g.id === graphId)!;
+      const { origins } = c.stage(graphId);
       const g = c.graph.graph(graphId);
-      return g.nodes.filter((_, i) => info.origins[i]!.some((o) => ids.includes(o))).map((n) => (graphId === CANONICAL_GRAPH ? n.id : n.name));
+      return g.nodes.filter((_, i) => origins[i]!.some((o) => ids.includes(o))).map((n) => (graphId === CANONICAL_GRAPH ? n.id : n.name));
     };
     expect(hits(CANONICAL_GRAPH)).toEqual(['n-0']);
     expect(hits(ENGINE_GRAPH)).toEqual(['dc-conv-0', 'bias-0']);
     // ip1 draws relu1 folded into its box: both layers' ids
     const ip1 = caffeGraph.nodes.findIndex((n) => n.name === 'ip1');
     expect(s.caffeOrigins[ip1]!.map((id) => s.sources.find((x) => x.id === id)!.name)).toEqual(['ip1', 'relu1']);
+  });
+
+  it('stage graphs are built when asked for: the summary lists all 17 with their counts and carries the tables of the canonical graph and of the step shown first', async () => {
+    const built = () => vi.mocked(view.engineGraphView).mock.calls.map((c) => c[1]);
+    vi.mocked(view.engineGraphView).mockClear();
+    vi.mocked(view.canonicalGraphView).mockClear();
+    const doc = await openDocument(LENET);
+    const c = await serviceOf(doc, 'compile').compile({ options: {}, calibration: null, shown: 'mergeActivationOperations' }, 'net');
+    const s = c.summary;
+    const merge = s.timeline.find((t) => t.name === 'mergeActivationOperations')!;
+    expect(merge.graphId).toBe(passGraphId(2));
+    expect(Object.keys(s.stages).sort()).toEqual([CANONICAL_GRAPH, passGraphId(2)]);
+    expect(built()).toEqual(['engine graph after mergeActivationOperations']);
+    expect(vi.mocked(view.canonicalGraphView)).toHaveBeenCalledTimes(1);
+    // every stage asked for: its counts are the ones listed, its tables those of its graph, each built once
+    const wrong: string[] = [];
+    for (const info of s.graphs) {
+      const g = c.graph.graph(info.id);
+      const t = c.stage(info.id);
+      if (JSON.stringify(g.stats) !== JSON.stringify(info.stats)) wrong.push(`${info.id}: listed ${JSON.stringify(info.stats)}, built ${JSON.stringify(g.stats)}`);
+      if (t.origins.length !== g.nodes.length || t.edgeKinds.length !== g.edges.length) wrong.push(`${info.id}: tables of ${t.origins.length} nodes, ${t.edgeKinds.length} edges`);
+    }
+    expect(wrong).toEqual([]);
+    expect(s.stages[passGraphId(2)]).toEqual(c.stage(passGraphId(2)));
+    expect(built()).toHaveLength(16);
+    expect(new Set(built()).size).toBe(16);
+    // what a pass changed is still told against its graph: bias-2 (the fused node) is in pass:2's graph with ip1 + relu1
+    const g2 = c.graph.graph(passGraphId(2));
+    const bias2 = g2.nodes.findIndex((n) => n.name === 'bias-2');
+    expect(c.stage(passGraphId(2)).origins[bias2]!.map((id) => s.sources.find((x) => x.id === id)!.name)).toEqual(['ip1', 'relu1']);
+    // no step named: the first (generateGraph's engine graph)
+    const d = await serviceOf(doc, 'compile').compile({ options: {}, calibration: null }, 'net');
+    expect(Object.keys(d.summary.stages).sort()).toEqual([CANONICAL_GRAPH, ENGINE_GRAPH]);
+    expect(() => d.stage('pass:99')).toThrow(/has no graph 'pass:99'/);
   });
 
   it('node details give the surfaces and buffers with format, dims, strides and placement', async () => {

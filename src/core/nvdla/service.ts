@@ -14,7 +14,7 @@
  */
 import { FormatError } from '../errors';
 import type { CompiledNet, CompileHooks, GraphService, NodeDetails } from '../format';
-import type { CaffeGraphNames, CompiledGraphInfo, CompileOptionSpec, CompileOptionValues, CompileRequest, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool } from './compile-summary';
+import type { CaffeGraphNames, CompiledGraphInfo, CompileOptionSpec, CompileOptionValues, CompileRequest, MemoryPlan, OriginsSidecar, PassStep, PlannedBuffer, PlannedPool, StageTables } from './compile-summary';
 import type { Graph, GraphNode } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
 import { parseCalibrationTable, type CalibrationTable } from './calibrate/table';
@@ -23,7 +23,7 @@ import type { EngineGraph, TensorSurfaceDesc } from './engine/model';
 import type { CaffeDeploy, CaffeWeights } from './network/caffe-input';
 import { DEFAULT_OPTIONS, POST_EXT_WEIGHT_LAYOUTS, type NvdlaCompileOptions } from './options';
 import { TARGET_NAMES } from './targets';
-import { canonicalGraphView, engineGraphView, type NvdlaGraphView } from './view';
+import { canonicalGraphView, canonicalViewStats, engineGraphView, engineViewStats, type NvdlaGraphView } from './view';
 
 
 
@@ -273,7 +273,7 @@ export function compileForView(deploy: CaffeDeploy, weights: CaffeWeights, reque
   const t0 = now();
   const options: CompileOptionValues = { ...COMPILE_DEFAULTS, ...request.options };
   const r = compileNvdla(deploy, weights, { ...options, calibtable: calibration });
-  return viewOfCompile(r, options, calibration, caffe, now() - t0);
+  return viewOfCompile(r, options, calibration, caffe, now() - t0, request.shown);
 }
 
 /**
@@ -299,7 +299,7 @@ export async function compileForViewStepwise(
     const t = now();
     const next = steps.next();
     ms += now() - t;
-    if (next.done) return viewOfCompile(next.value, options, calibration, caffe, ms);
+    if (next.done) return viewOfCompile(next.value, options, calibration, caffe, ms, request.shown);
     await hooks.onProgress?.(next.value);
     if (hooks.signal?.aborted) {
       throw new FormatError({ kind: 'cancelled', file: deploy.file, message: `the compile was cancelled before ${next.value.step} (step ${next.value.done + 1} of ${next.value.total})` });
@@ -307,22 +307,35 @@ export async function compileForViewStepwise(
   }
 }
 
-function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, calibration: CalibrationTable | null, caffe: CaffeGraphNames, ms: number): CompiledNet {
+/**
+ * What the compile view gets of a compile: the summary (with the tables of the canonical graph and
+ * of the engine graph after the timeline step named `shown`, the first step when none) and the
+ * stage graphs, built when asked for. Exported for the tests.
+ */
+export function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, calibration: CalibrationTable | null, caffe: CaffeGraphNames, ms: number, shown?: string): CompiledNet {
   const sources = r.network ? r.network.sources.map((s) => ({ id: s.id, name: s.name })) : [];
   const names = new Map(sources.map((s) => [s.id, s.name]));
   const idOfName = new Map(sources.map((s) => [s.name, s.id]));
 
-  const stages = new Map<string, StageGraph | null>();
-  const stageIds: { id: string; name: string; make: () => StageGraph }[] = [];
+  // The stage graphs are listed with their counts; a stage's drawable graph and its tables are
+  // built when asked for (the graph calls, `stage`), once. The canonical graph and the engine
+  // graph the view shows first (`request.shown`, a timeline step's name) come built with the
+  // summary: building all 17 eagerly cost 100-250 ms of worker time per ResNet-50 compile.
+  const stages = new Map<string, StageGraph>();
+  const stageIds: { id: string; name: string; stats: () => Graph['stats']; make: () => StageGraph }[] = [];
   if (r.canonical) {
     const can = r.canonical;
-    stageIds.push({ id: CANONICAL_GRAPH, name: 'canonical graph', make: () => ({ view: canonicalGraphView(can), engine: null }) });
+    stageIds.push({ id: CANONICAL_GRAPH, name: 'canonical graph', stats: () => canonicalViewStats(can), make: () => ({ view: canonicalGraphView(can), engine: null }) });
   }
   if (r.engine) {
     const eng = r.engine;
-    stageIds.push({ id: ENGINE_GRAPH, name: 'engine graph (generateGraph)', make: () => ({ view: engineGraphView(eng, 'engine graph (generateGraph)'), engine: eng }) });
+    const name = 'engine graph (generateGraph)';
+    stageIds.push({ id: ENGINE_GRAPH, name, stats: () => engineViewStats(eng), make: () => ({ view: engineGraphView(eng, name), engine: eng }) });
   }
-  r.passes.forEach((p, i) => stageIds.push({ id: passGraphId(i), name: `engine graph after ${p.name}`, make: () => ({ view: engineGraphView(p.graph, `engine graph after ${p.name}`), engine: p.graph }) }));
+  r.passes.forEach((p, i) => {
+    const name = `engine graph after ${p.name}`;
+    stageIds.push({ id: passGraphId(i), name, stats: () => engineViewStats(p.graph), make: () => ({ view: engineGraphView(p.graph, name), engine: p.graph }) });
+  });
   const stage = (id: string): StageGraph => {
     let s = stages.get(id);
     if (!s) {
@@ -333,11 +346,16 @@ function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, cali
     }
     return s;
   };
-
-  const graphs: CompiledGraphInfo[] = stageIds.map(({ id, name }) => {
+  const tablesOf = (id: string): StageTables => {
     const v = stage(id).view;
-    return { id, name, stats: v.graph.stats, origins: v.origins, edgeKinds: v.edgeKinds };
-  });
+    return { origins: v.origins, edgeKinds: v.edgeKinds };
+  };
+
+  const graphs: CompiledGraphInfo[] = stageIds.map(({ id, name, stats }) => ({ id, name, stats: stats() }));
+  const timeline = passTimeline(r, names);
+  const shownStep = timeline.find((s) => s.name === shown) ?? timeline[0];
+  const eager: Record<string, StageTables> = {};
+  for (const id of [CANONICAL_GRAPH, shownStep?.graphId]) if (id && stageIds.some((x) => x.id === id)) eager[id] = tablesOf(id);
 
   const graph: GraphService = {
     graph: (id) => stage(id).view.graph,
@@ -400,6 +418,7 @@ function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, cali
   return {
     bytes: r.bytes,
     graph,
+    stage: tablesOf,
     summary: {
       options,
       calibration: calibration?.file ?? null,
@@ -409,7 +428,8 @@ function viewOfCompile(r: NvdlaCompileResult, options: CompileOptionValues, cali
       diagnostics: r.diagnostics,
       reached: r.reached,
       graphs,
-      timeline: passTimeline(r, names),
+      stages: eager,
+      timeline,
       sources,
       caffeGraphId: caffe.graphId,
       caffeOrigins,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { frontEnd, lenet } from '../../../test/support/nvdla/fixtures';
-import { canonicalGraphView, engineGraphView } from './view';
+import { compileNvdla } from './compile';
+import { canonicalGraphView, canonicalViewStats, engineGraphView, engineViewStats } from './view';
 
 describe('NVDLA stages as drawable graphs', () => {
   const { deploy, weights } = lenet();
@@ -27,5 +28,21 @@ describe('NVDLA stages as drawable graphs', () => {
     for (const e of v.graph.edges) expect(e.from !== e.to && v.graph.nodes[e.from] && v.graph.nodes[e.to]).toBeTruthy();
     const act = v.graph.nodes.findIndex((n) => n.name === 'act-0');
     expect(v.origins[act]).toEqual([6]);
+  });
+
+  it('the counts of a stage graph without building it: the same as the built graph, for every stage, batch 1 and 2, int8 and fp16', () => {
+    const wrong: string[] = [];
+    for (const options of [{}, { cprecision: 'fp16' as const, batch: 2 }, { profile: 'basic' }]) {
+      const c = compileNvdla(deploy, weights, options);
+      const can = canonicalGraphView(c.canonical!).graph.stats;
+      if (JSON.stringify(canonicalViewStats(c.canonical!)) !== JSON.stringify(can)) wrong.push(`${JSON.stringify(options)} canonical`);
+      for (const [name, g] of [['generateGraph', c.engine!] as const, ...c.passes.map((p) => [p.name, p.graph] as const)]) {
+        const built = engineGraphView(g).graph.stats;
+        const counted = engineViewStats(g);
+        if (JSON.stringify(counted) !== JSON.stringify(built)) wrong.push(`${JSON.stringify(options)} ${name}: counted ${JSON.stringify(counted)}, built ${JSON.stringify(built)}`);
+      }
+      expect(c.passes).toHaveLength(15);
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -149,6 +149,31 @@ export function canonicalGraphView(can: CanonicalGraph): NvdlaGraphView {
   return b.result('canonical', 'canonical graph', can.nodes.length);
 }
 
+/**
+ * `canonicalGraphView(can).graph.stats` without building the view: the compile summary lists every
+ * stage graph with its counts, and only the stages a user looks at are built.
+ */
+export function canonicalViewStats(can: CanonicalGraph): Graph['stats'] {
+  const inputs = new Set(can.inputEdges);
+  const outputs = new Set(can.outputEdges);
+  let edges = 0;
+  for (const e of can.edges) edges += (e.sources.length || (inputs.has(e.id) ? 1 : 0)) * (e.targets.length + (outputs.has(e.id) ? 1 : 0));
+  return { nodes: can.nodes.length, edges };
+}
+
+/** `engineGraphView(g).graph.stats` without building the view (see `canonicalViewStats`). */
+export function engineViewStats(g: EngineGraph): Graph['stats'] {
+  const inputs = new Set(g.inputEdges);
+  const outputs = new Set(g.outputEdges);
+  let edges = 0;
+  for (const e of g.edges) {
+    // no source: an input marker or an auxiliary tensor's constant node draws it, when there is one
+    const froms = e.sources.length || (inputs.has(e.id) || e.aux ? 1 : 0);
+    edges += froms * (e.targets.length + (outputs.has(e.id) ? 1 : 0));
+  }
+  return { nodes: g.nodes.length, edges };
+}
+
 export function engineGraphView(g: EngineGraph, name = 'engine graph'): NvdlaGraphView {
   const b = new ViewBuilder();
   const edgeIndex = new Map(g.edges.map((e, i) => [e.id, i]));

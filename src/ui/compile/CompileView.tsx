@@ -15,6 +15,8 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { activeDoc, useStudio } from '../store';
 import { GraphView, type GraphViewHandle } from '../graph/GraphView';
 import { workers } from '../actions';
+import { grouped } from '../capabilities';
+import { warmCanvasFor } from '../graph/canvas-pool';
 import { maskOf } from '../origins/state';
 import { TasksView } from '../loadable/TasksView';
 import { MemoryView } from '../loadable/MemoryView';
@@ -38,7 +40,7 @@ import {
   type CompileTab,
   type PaneView,
 } from './state';
-import { engineEdgeStyle, layerNames, optionText, originsFileName, relatedNodes, slotLayers, stepColours, stepOutlines, type PaneName } from './model';
+import { engineEdgeStyle, layerNames, optionText, originsFileName, paneOrigins, relatedNodes, slotLayers, stepColours, stepOutlines, type PaneName } from './model';
 import { MemoryPlanView } from './MemoryPlanView';
 import '../origins/origins.css';
 import '../loadable/loadable.css';
@@ -74,9 +76,14 @@ export function CompileView({ theme }: { theme: 'light' | 'dark' }) {
         </button>
       </div>
       <StatusLine tabId={tabId} t={t} />
-      {s && <Diagnostics list={s.diagnostics} />}
+      {/* one line high whatever the compiler said (the list opens over the panes): a strip that came
+          and went with the warnings of each compile resized the three graph panes, and each resize
+          made their canvases anew on the UI thread */}
+      <div className="compile-diags-bar">{s && <Diagnostics key={t.result?.graphDocId ?? ''} list={s.diagnostics} />}</div>
       <div className="compile-body">
-        {t.mode === 'graphs' || !r?.loadableDocId ? (
+        {/* the panes come once the form is in (the toolbar has its height): mounted before, the three
+            graph views were resized at once, their canvases made anew */}
+        {!t.form && !t.error ? null : t.mode === 'graphs' || !r?.loadableDocId ? (
           <GraphsMode tabId={tabId} t={t} theme={theme} caffe={doc.view ? { graph: doc.view.graph, layout: doc.view.layout } : null} caffeTitle={doc.title} caffeDocId={doc.workerDocId} caffeGraphId={doc.view?.graphId ?? doc.graphId} />
         ) : t.mode === 'loadable' ? (
           <LoadableMode tabId={tabId} t={t} theme={theme} />
@@ -180,7 +187,8 @@ function StatusLine({ tabId, t }: { tabId: string; t: CompileTab }) {
       <div className="compile-status" role="progressbar" aria-label={`Compiling: ${progress.step}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(progress.fraction * 100)} data-testid="compile-progress">
         <span>{progress.step}…</span>
         <div className="progress-track">
-          <div className="progress-fill" style={{ width: `${Math.round(progress.fraction * 100)}%` }} />
+          {/* scaled, not sized: a compositor-only change, no layout or paint of the page at every step */}
+          <div className="progress-fill" style={{ transform: `scaleX(${progress.fraction.toFixed(3)})` }} />
         </div>
       </div>
     );
@@ -200,7 +208,7 @@ function StatusLine({ tabId, t }: { tabId: string; t: CompileTab }) {
       )}
       <span className="muted">
         {done
-          ? `${s.graphs.find((g) => g.id === 'canonical')?.stats.nodes ?? 0} canonical nodes → ${s.timeline.at(-1)?.nodes ?? 0} engine nodes after ${s.timeline.length - 1} passes → ${s.origins?.tasks.length ?? 0} tasks, ${slots} op slots, ${(s.loadableSize ?? 0).toLocaleString('en-US')} bytes · compiled in ${s.ms.toFixed(0)} ms`
+          ? `${s.graphs.find((g) => g.id === 'canonical')?.stats.nodes ?? 0} canonical nodes → ${s.timeline.at(-1)?.nodes ?? 0} engine nodes after ${s.timeline.length - 1} passes → ${s.origins?.tasks.length ?? 0} tasks, ${slots} op slots, ${grouped(s.loadableSize ?? 0)} bytes · compiled in ${s.ms.toFixed(0)} ms`
           : `NVDLA did not compile this network: stopped after ${s.reached === 'options' ? 'reading the options' : `the ${s.reached ?? 'option'} stage`}, no loadable (the reason is below)`}
       </span>
     </div>
@@ -210,15 +218,19 @@ function StatusLine({ tabId, t }: { tabId: string; t: CompileTab }) {
 /** Errors and warnings as nvdla_compiler words them, and what NPU Studio does where it does better. */
 function Diagnostics({ list }: { list: NvdlaDiagnostic[] }) {
   const shown = list.filter((d) => d.severity !== 'info');
-  const [open, setOpen] = useState(true);
-  if (!shown.length) return null;
   const errors = shown.filter((d) => d.severity === 'error').length;
+  // a refusal opens the list (there is no graph to cover); warnings wait for a click
+  const [open, setOpen] = useState(errors > 0);
+  if (!shown.length) return null;
+  const first = shown.find((d) => d.severity === 'error') ?? shown[0]!;
   return (
     <details className="compile-diags" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="compile-diagnostics">
-      <summary>
+      <summary title={open ? 'Hide the messages' : 'Show every message'}>
         {errors ? <span className="diag-badge error">{errors} error{errors === 1 ? '' : 's'}</span> : null}
         {shown.length - errors ? <span className="diag-badge warning">{shown.length - errors} warning{shown.length - errors === 1 ? '' : 's'}</span> : null}
-        <span className="muted"> what the compiler said, with nvdla_compiler's own words</span>
+        <span className="muted compile-diags-first">
+          {open ? " what the compiler said, with nvdla_compiler's own words" : ` ${first.layer !== undefined ? `layer '${first.layer}': ` : ''}${first.message}`}
+        </span>
       </summary>
       <ul>
         {shown.map((d, i) => (
@@ -266,17 +278,24 @@ interface GraphsProps {
 
 function GraphsMode({ tabId, t, theme, caffe, caffeTitle, caffeDocId, caffeGraphId }: GraphsProps) {
   const s = t.result?.summary ?? null;
-  const step = s?.timeline[t.step] ?? null;
-  const engineId = step?.graphId ?? 'engine';
-  const engine = t.engines[engineId] ?? null;
-  const related = useMemo(() => (s ? relatedNodes(s, engineId, t.selected) : { caffe: null, canonical: null, engine: null }), [s, engineId, t.selected]);
-  const kinds = s?.graphs.find((g) => g.id === engineId)?.edgeKinds;
+  const picked = s?.timeline[t.step] ?? null;
+  // the engine graph on screen: the picked step's once laid out, the one before meanwhile
+  const engineId = t.shownGraph ?? 'engine';
+  const shownStep = s?.timeline.find((x) => x.graphId === t.shownGraph) ?? null;
+  const engine = t.shownGraph ? (t.engines[t.shownGraph] ?? null) : null;
+  const related = useMemo(() => (s ? relatedNodes(s, t.tables, engineId, t.selected) : { caffe: null, canonical: null, engine: null }), [s, t.tables, engineId, t.selected]);
+  const kinds = t.tables[engineId]?.edgeKinds;
   const edgeStyle = useMemo(() => (kinds ? engineEdgeStyle(kinds, theme) : undefined), [kinds, theme]);
+  // the legend's edge kinds (the same whatever the graph): drawn before the first result too, so
+  // that the engine pane's graph area has its size from the start (a canvas warmed while compiling fits it)
+  const legendClasses = useMemo(() => engineEdgeStyle([], theme).classes, [theme]);
   const colours = stepColours(theme);
-  const outlines = useMemo(() => (engine ? stepOutlines(engine.graph, step, colours) : undefined), [engine, step, theme]); // eslint-disable-line react-hooks/exhaustive-deps
+  const outlines = useMemo(() => (engine ? stepOutlines(engine.graph, shownStep, colours) : undefined), [engine, shownStep, theme]); // eslint-disable-line react-hooks/exhaustive-deps
   const sel = (pane: PaneName) => (t.selected?.pane === pane ? t.selected.index : null);
   const graphDocId = t.result?.graphDocId ?? null;
-  const selectedIds = s && t.selected ? (t.selected.pane === 'caffe' ? s.caffeOrigins : (s.graphs.find((g) => g.id === (t.selected!.pane === 'canonical' ? 'canonical' : engineId))?.origins ?? []))[t.selected.index] ?? [] : [];
+  const selectedIds = s && t.selected ? (paneOrigins(s, t.tables, t.selected.pane, engineId)[t.selected.index] ?? []) : [];
+  const pending = picked && picked.graphId !== t.shownGraph ? picked : null;
+  const stepTitle = (x: PassStep) => (x.name === 'generateGraph' ? 'engine_ast after generateGraph' : `after ${x.name}`);
   return (
     <div className="compile-graphs">
       <div className="compile-panes">
@@ -303,22 +322,24 @@ function GraphsMode({ tabId, t, theme, caffe, caffeTitle, caffeDocId, caffeGraph
           onSelect={(i) => void selectInPane(tabId, 'canonical', i)}
           find={graphDocId ? { docId: graphDocId, graphId: 'canonical' } : null}
           empty={t.running ? 'Compiling…' : s && !s.graphs.length ? 'No canonical graph: NVDLA refused the network (see above)' : ''}
+          warm={t.running}
         />
         <CompilePane
           pane="engine"
           title="Engine"
-          subtitle={step ? (step.name === 'generateGraph' ? 'engine_ast after generateGraph' : `after ${step.name}`) : ''}
+          subtitle={shownStep ? stepTitle(shownStep) + (pending ? ` · laying out the graph ${stepTitle(pending)}…` : '') : ''}
           view={engine}
           theme={theme}
           selected={sel('engine')}
           related={related.engine}
           onSelect={(i) => void selectInPane(tabId, 'engine', i)}
-          find={graphDocId && step ? { docId: graphDocId, graphId: engineId } : null}
+          find={graphDocId && shownStep ? { docId: graphDocId, graphId: engineId } : null}
           edgeStyle={edgeStyle}
           nodeOutline={outlines}
-          legend={edgeStyle ? <EdgeLegend classes={edgeStyle.classes} colours={step && step.name !== 'generateGraph' ? colours : null} /> : null}
+          legend={<EdgeLegend classes={legendClasses} colours={colours} outlines={shownStep !== null && shownStep.name !== 'generateGraph'} />}
           empty={t.running ? 'Compiling…' : s && !s.timeline.length ? 'No engine graph: the compile stopped before it (see above)' : ''}
-          footer={s && s.timeline.length > 0 ? <Timeline tabId={tabId} steps={s.timeline} current={t.step} /> : null}
+          footer={<Timeline tabId={tabId} steps={s?.timeline ?? []} current={t.step} />}
+          warm={t.running}
         />
       </div>
       <NodeStrip t={t} ids={selectedIds} />
@@ -341,10 +362,23 @@ interface PaneProps {
   legend?: ReactNode;
   footer?: ReactNode;
   empty: string;
+  /** a compile is running and the pane has no graph yet: its canvas is made ready meanwhile */
+  warm?: boolean;
 }
 
-function CompilePane({ pane, title, subtitle, view, theme, selected, related, onSelect, find, edgeStyle, nodeOutline, legend, footer, empty }: PaneProps) {
+function CompilePane({ pane, title, subtitle, view, theme, selected, related, onSelect, find, edgeStyle, nodeOutline, legend, footer, empty, warm }: PaneProps) {
   const ref = useRef<GraphViewHandle>(null);
+  const host = useRef<HTMLDivElement>(null);
+  // the first result mounts the pane's graph view: the first drawing on a new canvas allocates its
+  // pixels (tens of ms on the UI thread); a canvas of the pane's size is made ready while the
+  // worker compiles, and the view takes it (graph/canvas-pool.ts)
+  const hasView = view !== null;
+  useEffect(() => {
+    if (!warm || hasView || !host.current) return;
+    const el = host.current;
+    const id = setTimeout(() => warmCanvasFor(el), 0);
+    return () => clearTimeout(id);
+  }, [warm, hasView]);
   const count = view?.graph.nodes.length ?? 0;
   const highlighted = useMemo(() => maskOf(count, related), [count, related]);
   // related nodes come into sight in the panes that did not take the click
@@ -386,7 +420,7 @@ function CompilePane({ pane, title, subtitle, view, theme, selected, related, on
         </button>
       </div>
       {legend}
-      <div className="compile-host">
+      <div className="compile-host" ref={host}>
         {view ? (
           <GraphView
             ref={ref}
@@ -462,7 +496,8 @@ function PaneFind({ find, onGo }: { find: { docId: string; graphId: string }; on
   );
 }
 
-function EdgeLegend({ classes, colours }: { classes: { name: string; color: string; dash: number[]; width?: number }[]; colours: ReturnType<typeof stepColours> | null }) {
+/** Edge kinds, and the outlines of what a pass changed (kept in place, hidden, for generateGraph: the legend keeps its height). */
+function EdgeLegend({ classes, colours, outlines }: { classes: { name: string; color: string; dash: number[]; width?: number }[]; colours: ReturnType<typeof stepColours>; outlines: boolean }) {
   return (
     <ul className="lv-legend compile-legend" aria-label="Edge kinds">
       {classes.map((k) => (
@@ -473,19 +508,17 @@ function EdgeLegend({ classes, colours }: { classes: { name: string; color: stri
           {k.name}
         </li>
       ))}
-      {colours && (
-        <>
-          <li>
-            <span className="compile-outline-key" style={{ borderColor: colours.added }} /> inserted
-          </li>
-          <li>
-            <span className="compile-outline-key" style={{ borderColor: colours.changed }} /> changed
-          </li>
-          <li>
-            <span className="compile-outline-key" style={{ borderColor: colours.unioned }} /> fused (origins unioned)
-          </li>
-        </>
-      )}
+      {(
+        [
+          [colours.added, 'inserted'],
+          [colours.changed, 'changed'],
+          [colours.unioned, 'fused (origins unioned)'],
+        ] as const
+      ).map(([colour, text]) => (
+        <li key={text} className={outlines ? '' : 'compile-legend-off'} aria-hidden={!outlines}>
+          <span className="compile-outline-key" style={{ borderColor: colour }} /> {text}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -498,6 +531,9 @@ function Timeline({ tabId, steps, current }: { tabId: string; steps: PassStep[];
     list.current?.querySelector<HTMLElement>(`[data-step="${current}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }, [current]);
   const changed = (x: PassStep) => x.added.length + x.removed.length + x.changed.length;
+  // no steps (compiling, or the compile stopped before the engine graph): the timeline keeps its
+  // place, so the engine pane's graph area does not change size when a result comes
+  if (!steps.length) return <div className="compile-timeline compile-timeline-empty" aria-hidden="true" />;
   return (
     <div className="compile-timeline" aria-label="Pass timeline" data-testid="pass-timeline">
       <div className="compile-timeline-bar">

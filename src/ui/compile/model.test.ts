@@ -3,23 +3,25 @@ import type { Graph } from '../../core/graph/model';
 import type { CompileSummary, MemoryPlan, OriginsSidecar, PassStep } from '../../worker/api';
 import { engineEdgeStyle, layerNames, nodesWithOrigins, optionText, originsFileName, planRects, relatedNodes, slotLayers, stepColours, stepOutlines } from './model';
 
-const graphInfo = (id: string, origins: number[][]) => ({ id, name: id, stats: { nodes: origins.length, edges: 0 }, origins, edgeKinds: [] });
+const tablesOf = (origins: number[][]) => ({ origins, edgeKinds: [] });
 // LeNet's shape: Caffe conv1 (1), pool1 (2), ip1 with relu1 folded (5, 6); canonical n-0..; engine dc-conv-0, bias-0, pdp-0, fc-0, bias-2 (fused: 5, 6)
 const summary = {
   sources: [{ id: 1, name: 'conv1' }, { id: 2, name: 'pool1' }, { id: 5, name: 'ip1' }, { id: 6, name: 'relu1' }],
   caffeOrigins: [[], [1], [2], [5, 6]],
-  graphs: [graphInfo('canonical', [[], [1], [2], [5], [6]]), graphInfo('pass:2', [[], [1], [1], [2], [5], [5, 6]])],
 } as unknown as CompileSummary;
+const tables = { canonical: tablesOf([[], [1], [2], [5], [6]]), 'pass:2': tablesOf([[], [1], [1], [2], [5], [5, 6]]) };
 
 describe('compile view model', () => {
   it('a selection in one pane relates the nodes of the others that share an origin id', () => {
     expect(nodesWithOrigins([[1], [2], [1, 2], []], [1])).toEqual([0, 2]);
     expect(nodesWithOrigins([[1]], [])).toEqual([]);
-    const conv1 = relatedNodes(summary, 'pass:2', { pane: 'caffe', index: 1 });
+    const conv1 = relatedNodes(summary, tables, 'pass:2', { pane: 'caffe', index: 1 });
     expect(conv1).toEqual({ caffe: null, canonical: [1], engine: [1, 2] });
     // the fused bias-2 stands for ip1 and relu1: the Caffe box drawing both, both canonical nodes
-    expect(relatedNodes(summary, 'pass:2', { pane: 'engine', index: 5 })).toEqual({ caffe: [3], canonical: [3, 4], engine: null });
-    expect(relatedNodes(summary, 'pass:2', null)).toEqual({ caffe: null, canonical: null, engine: null });
+    expect(relatedNodes(summary, tables, 'pass:2', { pane: 'engine', index: 5 })).toEqual({ caffe: [3], canonical: [3, 4], engine: null });
+    expect(relatedNodes(summary, tables, 'pass:2', null)).toEqual({ caffe: null, canonical: null, engine: null });
+    // an engine graph whose tables are not in yet (being fetched): nothing related there, the rest still is
+    expect(relatedNodes(summary, tables, 'pass:9', { pane: 'caffe', index: 1 })).toEqual({ caffe: null, canonical: [1], engine: [] });
     expect(layerNames(summary, [5, 6, 9])).toEqual(['ip1', 'relu1', 'layer 9']);
   });
 

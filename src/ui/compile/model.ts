@@ -5,7 +5,7 @@
  * the loadable's op slots.
  */
 import type { Graph } from '../../core/graph/model';
-import type { CompileSummary, MemoryPlan, OriginsSidecar, PassStep } from '../../worker/api';
+import type { CompileSummary, MemoryPlan, OriginsSidecar, PassStep, StageTables } from '../../worker/api';
 import type { EdgeClassStyle, EdgeStyle } from '../graph/style';
 import type { Theme } from '../graph/palette';
 
@@ -22,19 +22,21 @@ export function nodesWithOrigins(origins: readonly (readonly number[])[], ids: r
   return out;
 }
 
-/** The origin ids of each pane's nodes, for the engine graph on screen (`engineGraphId`). */
-export function paneOrigins(summary: CompileSummary, pane: PaneName, engineGraphId: string): number[][] {
+/** The stage tables the view has so far, by graph id (those that came with the summary, then those asked for). */
+export type StageTableSet = Readonly<Record<string, StageTables>>;
+
+/** The origin ids of each pane's nodes, for the engine graph on screen (`engineGraphId`; empty while its tables are not in). */
+export function paneOrigins(summary: Pick<CompileSummary, 'caffeOrigins'>, tables: StageTableSet, pane: PaneName, engineGraphId: string): number[][] {
   if (pane === 'caffe') return summary.caffeOrigins;
-  const id = pane === 'canonical' ? 'canonical' : engineGraphId;
-  return summary.graphs.find((g) => g.id === id)?.origins ?? [];
+  return tables[pane === 'canonical' ? 'canonical' : engineGraphId]?.origins ?? [];
 }
 
 /** For each pane: the nodes related to the selected node of another pane (null: no selection there). */
-export function relatedNodes(summary: CompileSummary, engineGraphId: string, selected: { pane: PaneName; index: number } | null): Record<PaneName, number[] | null> {
+export function relatedNodes(summary: Pick<CompileSummary, 'caffeOrigins'>, tables: StageTableSet, engineGraphId: string, selected: { pane: PaneName; index: number } | null): Record<PaneName, number[] | null> {
   const out: Record<PaneName, number[] | null> = { caffe: null, canonical: null, engine: null };
   if (!selected) return out;
-  const ids = paneOrigins(summary, selected.pane, engineGraphId)[selected.index] ?? [];
-  for (const p of ['caffe', 'canonical', 'engine'] as const) if (p !== selected.pane) out[p] = nodesWithOrigins(paneOrigins(summary, p, engineGraphId), ids);
+  const ids = paneOrigins(summary, tables, selected.pane, engineGraphId)[selected.index] ?? [];
+  for (const p of ['caffe', 'canonical', 'engine'] as const) if (p !== selected.pane) out[p] = nodesWithOrigins(paneOrigins(summary, tables, p, engineGraphId), ids);
   return out;
 }
 

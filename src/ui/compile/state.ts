@@ -7,7 +7,7 @@
  */
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
-import type { CompileForm, CompileOptionValues, CompileViewResult, Graph, GraphLayout, NodeDetails } from '../../worker/api';
+import type { CompileForm, CompileOptionValues, CompileViewResult, Graph, GraphLayout, NodeDetails, StageTables } from '../../worker/api';
 import { prepareGraphView, registerWorkerDocOwner, selectNode, workers } from '../actions';
 import { useStudio } from '../store';
 import { errorText } from '../errors';
@@ -35,8 +35,12 @@ export interface CompileTab {
   canonical: PaneView | null;
   /** engine graphs laid out so far, by graph id (`engine`, `pass:N`) */
   engines: Record<string, PaneView>;
-  /** index into `result.summary.timeline` */
+  /** origin and edge-kind tables of the stage graphs so far, by graph id (those of the summary, then those asked for) */
+  tables: Record<string, StageTables>;
+  /** index into `result.summary.timeline`: the step picked */
   step: number;
+  /** the engine graph on screen (laid out, its tables in): the picked step's once it is ready, the one before meanwhile */
+  shownGraph: string | null;
   selected: { pane: PaneName; index: number } | null;
   details: NodeDetails | null;
   mode: CompileMode;
@@ -55,7 +59,9 @@ const EMPTY: CompileTab = {
   error: null,
   canonical: null,
   engines: {},
+  tables: {},
   step: 0,
+  shownGraph: null,
   selected: null,
   details: null,
   mode: 'graphs',
@@ -145,6 +151,11 @@ export function setCalibration(tabId: string, calibration: CompileTab['calibrati
 
 let compileSeq = 0;
 
+/** Resolves in a task after the next frame (its rendering done). */
+function afterFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
 /** Compiles in the model worker with the tab's options, then lays out the canonical and engine graphs. */
 export async function runCompile(tabId: string) {
   const doc = docOf(tabId);
@@ -161,9 +172,13 @@ export async function runCompile(tabId: string) {
   setProgress(tabId, { step: 'starting the compile', fraction: 0 });
   const caffeGraphId = doc.view?.graphId ?? doc.graphId;
   try {
+    const prev = compileTab(tabId);
+    // keep the pass the user looked at when it still exists: the worker builds that engine graph
+    // with the result (the others when picked)
+    const stepName = prev.result?.summary.timeline[prev.step]?.name;
     const r = await workers().model.api.compile(
       doc.workerDocId,
-      { options: t.options, calibration: t.calibration, caffeGraphId },
+      { options: t.options, calibration: t.calibration, caffeGraphId, ...(stepName ? { shown: stepName } : {}) },
       Comlink.proxy((p: { step: string; done: number; total: number }) => progress(p.step, (0.7 * p.done) / p.total)),
     );
     if (!live()) return;
@@ -171,56 +186,80 @@ export async function runCompile(tabId: string) {
       finish({ error: describeError(r.error) });
       return;
     }
-    const prev = compileTab(tabId);
-    // keep the pass the user looked at when it still exists
-    const stepName = prev.result?.summary.timeline[prev.step]?.name;
     const step = Math.max(0, stepName ? r.summary.timeline.findIndex((s) => s.name === stepName) : 0);
     // The new result is shown in one go, with its canonical graph and the engine graph of that
     // pass laid out: the panes keep their graph views (and canvases) and only change graphs. Shown
     // result by result, the panes were emptied and mounted again, each time on the UI thread.
     let canonical: PaneView | null = null;
     const engines: Record<string, PaneView> = {};
+    const tables: Record<string, StageTables> = { ...r.summary.stages };
     let layoutError: string | null = null;
+    const engineId = r.summary.timeline[step]?.graphId ?? null;
     try {
-      if (r.graphDocId && r.summary.graphs.some((g) => g.id === 'canonical')) {
-        progress('laying out the canonical graph', 0.75);
-        canonical = await prepareGraphView(r.graphDocId, 'canonical', 'TB');
-        if (!live()) return;
-      }
-      const engineId = r.summary.timeline[step]?.graphId;
-      if (r.graphDocId && engineId) {
-        progress('laying out the engine graph', 0.88);
-        engines[engineId] = await prepareGraphView(r.graphDocId, engineId, 'TB');
-        if (!live()) return;
+      // both graphs at once: the model worker packs one while the layout worker lays out the other
+      const docId = r.graphDocId;
+      progress('laying out the canonical and engine graphs', 0.8);
+      const [can, eng] = await Promise.all([
+        docId && r.summary.graphs.some((g) => g.id === 'canonical') ? prepareGraphView(docId, 'canonical', 'TB') : null,
+        docId && engineId ? Promise.all([prepareGraphView(docId, engineId, 'TB'), tables[engineId] ?? workers().model.api.compiledStage(docId, engineId)]) : null,
+      ]);
+      if (!live()) return;
+      canonical = can;
+      if (eng && engineId) {
+        engines[engineId] = eng[0];
+        tables[engineId] = eng[1];
       }
     } catch (e) {
       if (!live()) return;
       layoutError = errorText(e, doc.title);
     }
-    updateCompileTab(tabId, { result: r, canonical, engines, step, selected: null, details: null, slot: null, layer: null });
+    const shownGraph = engineId && engines[engineId] ? engineId : null;
+    const cur = compileTab(tabId);
+    if (!cur.canonical && !cur.shownGraph && canonical && shownGraph) {
+      // the first result of the tab mounts two graph views (each lays out the page to size its
+      // canvas, then draws its graph for the first time): one per frame, not both in one task
+      updateCompileTab(tabId, { result: r, canonical, engines: {}, tables, step, shownGraph: null, selected: null, details: null, slot: null, layer: null });
+      await afterFrame();
+      if (!live()) return;
+      updateCompileTab(tabId, { engines, shownGraph });
+    } else {
+      updateCompileTab(tabId, { result: r, canonical, engines, tables, step, shownGraph, selected: null, details: null, slot: null, layer: null });
+    }
     finish(layoutError ? { error: layoutError } : {});
   } catch (e) {
     if (live()) finish({ error: errorText(e, doc.title) });
   }
 }
 
-/** Lays out an engine graph of the timeline once (kept per graph id). */
-async function ensureEngine(tabId: string, graphId: string) {
-  const t = compileTab(tabId);
-  if (!t.result?.graphDocId || t.engines[graphId]) return;
-  const docId = t.result.graphDocId;
-  const view = await prepareGraphView(docId, graphId, 'TB');
-  if (compileTab(tabId).result?.graphDocId !== docId) return;
-  updateCompileTab(tabId, (cur) => ({ engines: { ...cur.engines, [graphId]: view } }));
-}
-
-/** Shows the engine graph after timeline step `i`; a selection in the engine pane is dropped (its nodes change). */
+/**
+ * Shows the engine graph after timeline step `i`: laid out and its tables fetched once (kept per
+ * graph id), the graph before stays on screen meanwhile; a selection in the engine pane is dropped
+ * (its nodes change).
+ */
 export async function pickStep(tabId: string, i: number) {
   const t = compileTab(tabId);
   const step = t.result?.summary.timeline[i];
-  if (!step) return;
-  updateCompileTab(tabId, (cur) => ({ step: i, ...(cur.selected?.pane === 'engine' ? { selected: null, details: null } : {}) }));
-  await ensureEngine(tabId, step.graphId);
+  const docId = t.result?.graphDocId;
+  if (!step || !docId) return;
+  const graphId = step.graphId;
+  const ready = (c: CompileTab) => c.engines[graphId] !== undefined && c.tables[graphId] !== undefined;
+  const dropSelection = (c: CompileTab) => (c.selected?.pane === 'engine' ? { selected: null, details: null } : {});
+  updateCompileTab(tabId, (cur) => ({ step: i, ...(ready(cur) ? { shownGraph: graphId, ...dropSelection(cur) } : {}) }));
+  if (ready(compileTab(tabId))) return;
+  try {
+    const [view, stage] = await Promise.all([t.engines[graphId] ?? prepareGraphView(docId, graphId, 'TB'), t.tables[graphId] ?? workers().model.api.compiledStage(docId, graphId)]);
+    const cur = compileTab(tabId);
+    if (cur.result?.graphDocId !== docId) return;
+    // a later pick shows its own graph: this one is kept for when it is picked again
+    const current = cur.result.summary.timeline[cur.step]?.graphId === graphId;
+    updateCompileTab(tabId, (c) => ({
+      engines: { ...c.engines, [graphId]: view },
+      tables: { ...c.tables, [graphId]: stage },
+      ...(current ? { shownGraph: graphId, ...dropSelection(c) } : {}),
+    }));
+  } catch (e) {
+    if (compileTab(tabId).result?.graphDocId === docId) updateCompileTab(tabId, { error: errorText(e, docOf(tabId)?.title ?? '') });
+  }
 }
 
 let detailSeq = 0;
@@ -243,7 +282,7 @@ export async function selectInPane(tabId: string, pane: PaneName, index: number 
       void selectNode(index);
       details = await workers().model.api.nodeDetails(doc.workerDocId, doc.view?.graphId ?? doc.graphId, index);
     } else {
-      const graphId = pane === 'canonical' ? 'canonical' : (t.result.summary.timeline[t.step]?.graphId ?? 'engine');
+      const graphId = pane === 'canonical' ? 'canonical' : (t.shownGraph ?? 'engine');
       details = await workers().model.api.nodeDetails(t.result.graphDocId!, graphId, index);
     }
     if (seq === detailSeq) updateCompileTab(tabId, { details });
@@ -304,7 +343,7 @@ registerWorkerDocOwner({
   async reopen() {
     for (const [tabId, t] of Object.entries(useCompile.getState().tabs)) {
       if (!t.result && !t.running) continue;
-      updateCompileTab(tabId, { result: null, canonical: null, engines: {}, running: false });
+      updateCompileTab(tabId, { result: null, canonical: null, engines: {}, tables: {}, shownGraph: null, running: false });
       await runCompile(tabId);
     }
   },
