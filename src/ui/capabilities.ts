@@ -24,10 +24,12 @@ export function plural(n: number, noun: string, nouns = `${noun}s`): string {
 /**
  * An integer with thousands separators, as toLocaleString('en-US') writes it. By hand because
  * the status bar calls this on every render while a big model opens, and the Intl path showed
- * 0.2 s of UI-thread self time in a 100,000-operator profile.
+ * 0.2 s of UI-thread self time in a 100,000-operator profile; and because the page's first Intl
+ * call loads ICU, a UI-thread task of about 100 ms (it was the longest task of the first compile
+ * result and of the first loadable opened, whose views format sizes and offsets).
  */
 export function grouped(n: number): string {
-  if (!Number.isInteger(n)) return n.toLocaleString('en-US');
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
   const s = String(Math.abs(n));
   let out = '';
   for (let i = 0; i < s.length; i++) out += (i > 0 && (s.length - i) % 3 === 0 ? ',' : '') + s[i];

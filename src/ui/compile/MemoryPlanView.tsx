@@ -12,6 +12,7 @@ import type { PlannedPool } from '../../worker/api';
 import { formatBytes } from '../loadable/data';
 import { planRects, type PlanRect } from './model';
 import type { CompileTab } from './state';
+import { grouped } from '../capabilities';
 
 const W = 960;
 const H = 220;
@@ -139,7 +140,7 @@ function PoolPlot({ pool, ops, rects, theme, marked, onPick }: { pool: PlannedPo
       {hover && (
         <div className="lv-tip" role="tooltip" style={{ left: Math.min(hover.x + 14, window.innerWidth - 380), top: hover.y + 14 }}>
           <div>
-            <b>{hover.r.buffer}</b> {formatBytes(hover.r.size)} at offset {hover.r.offset.toLocaleString('en-US')}
+            <b>{hover.r.buffer}</b> {formatBytes(hover.r.size)} at offset {grouped(hover.r.offset)}
           </div>
           <div>
             op slots {ops[hover.r.first] ? `${ops[hover.r.first]!.task}:${ops[hover.r.first]!.slot} (${ops[hover.r.first]!.name})` : hover.r.first} to{' '}

@@ -12,6 +12,7 @@ import { HexView } from './HexView';
 import { DamageMark } from './parts';
 import { HistogramPlot, LutPlot } from './plots';
 import { showBlob, useLoadableTab } from './state';
+import { grouped } from '../capabilities';
 
 const KIND_TEXT: Record<BlobRow['kind'], string> = {
   descriptors: 'task descriptors',
@@ -121,7 +122,7 @@ function HistogramBlock({ plot }: { plot: Histogram }) {
   return (
     <div data-testid="histogram">
       <p className="lv-note">
-        {plot.count.toLocaleString('en-US')} <b>{plot.element}</b> values: {plot.reason}.
+        {grouped(plot.count)} <b>{plot.element}</b> values: {plot.reason}.
       </p>
       <dl className="lv-facts lv-stats">
         <div>
@@ -143,13 +144,13 @@ function HistogramBlock({ plot }: { plot: Histogram }) {
         <div>
           <dt>zeros</dt>
           <dd>
-            {plot.zeros.toLocaleString('en-US')} ({plot.count ? ((100 * plot.zeros) / plot.count).toFixed(1) : 0}%)
+            {grouped(plot.zeros)} ({plot.count ? ((100 * plot.zeros) / plot.count).toFixed(1) : 0}%)
           </dd>
         </div>
         {plot.nonFinite > 0 && (
           <div>
             <dt>NaN / inf</dt>
-            <dd>{plot.nonFinite.toLocaleString('en-US')}</dd>
+            <dd>{grouped(plot.nonFinite)}</dd>
           </div>
         )}
       </dl>
@@ -162,6 +163,6 @@ function HistogramBlock({ plot }: { plot: Histogram }) {
 }
 
 function fmt(v: number): string {
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
+  if (Number.isInteger(v)) return grouped(v);
   return Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(4) : v.toPrecision(5).replace(/\.?0+$/, '');
 }

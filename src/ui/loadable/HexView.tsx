@@ -7,6 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { blobBytesOf, hex } from './data';
+import { grouped } from '../capabilities';
 
 const ROW = 18;
 const PER_ROW = 16;
@@ -168,7 +169,7 @@ export function HexView({ workerDocId, blob, name, length, ranges, reveal, onRan
         }}
       >
         <span className="muted">
-          {name}: {length.toLocaleString('en-US')} bytes{rows > 0 ? ` · rows ${hex(first * PER_ROW, 8)}–${hex(Math.min(length, (first + count) * PER_ROW), 8)}` : ''}
+          {name}: {grouped(length)} bytes{rows > 0 ? ` · rows ${hex(first * PER_ROW, 8)}–${hex(Math.min(length, (first + count) * PER_ROW), 8)}` : ''}
         </span>
         <span className="spacer" />
         <label>

@@ -8,6 +8,7 @@ import type { DamageView, LoadableOverview } from '../../worker/api';
 import { selectNode } from '../actions';
 import { DamageMark } from './parts';
 import { showLoadableView, type LoadableViewName } from './state';
+import { grouped } from '../capabilities';
 
 export const TensorsView = memo(function TensorsView({ overview: o }: { overview: LoadableOverview }) {
   return (
@@ -51,7 +52,7 @@ export const TensorsView = memo(function TensorsView({ overview: o }: { overview
                   <td>
                     {t.pixelFormat} <span className="muted">{t.pixelMapping}</span>
                   </td>
-                  <td className="num">{t.entry.size.toLocaleString('en-US')}</td>
+                  <td className="num">{grouped(t.entry.size)}</td>
                   <td className="mono">
                     m{t.entry.mem_id}+{t.entry.offset}
                   </td>

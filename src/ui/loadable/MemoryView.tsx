@@ -13,6 +13,7 @@ import { formatBytes } from './data';
 import { placeRegions, regionLines } from './memory-lanes';
 import { DamageMark } from './parts';
 import { showBlob } from './state';
+import { grouped } from '../capabilities';
 
 interface Props {
   tabId: string;
@@ -199,7 +200,7 @@ function RegionTip({ hover }: { hover: Hover }) {
   return (
     <div className="lv-tip" role="tooltip" data-testid="region-tip" style={{ left, top }}>
       <div>
-        <b>memory {hover.memId}</b> bytes {r.offset.toLocaleString('en-US')}–{(r.offset + r.size).toLocaleString('en-US')} <span className="muted">({formatBytes(r.size)})</span>
+        <b>memory {hover.memId}</b> bytes {grouped(r.offset)}–{grouped(r.offset + r.size)} <span className="muted">({formatBytes(r.size)})</span>
       </div>
       {lines.length === 0 && <div className="muted">no blob or surface</div>}
       <ul>
@@ -241,7 +242,7 @@ function MemoryTable({ overview: o }: { overview: LoadableOverview }) {
               <td>{m.domain}</td>
               <td className="mono">{m.flags}</td>
               <td className="num" title={`${m.entry.size} bytes`}>
-                {m.entry.size.toLocaleString('en-US')}
+                {grouped(m.entry.size)}
               </td>
               <td className="num">{m.entry.alignment}</td>
               <td className="num">
@@ -284,8 +285,8 @@ function AddressTable({ overview: o }: { overview: LoadableOverview }) {
               </td>
               <td className="num">{a.entry.id}</td>
               <td title={a.memory}>{a.memory}</td>
-              <td className="num">{a.entry.offset.toLocaleString('en-US')}</td>
-              <td className="num">{a.entry.size.toLocaleString('en-US')}</td>
+              <td className="num">{grouped(a.entry.offset)}</td>
+              <td className="num">{grouped(a.entry.size)}</td>
               <td className="lv-users">{a.users.join('; ') || <span className="muted">—</span>}</td>
             </tr>
           ))}

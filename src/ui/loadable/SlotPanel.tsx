@@ -13,6 +13,7 @@ import { useOverview, useSlot } from './data';
 import { BlobLink, DamageMark, EngineSwatch, StructHead, StructTree } from './parts';
 import { LutPlot } from './plots';
 import { showBlob } from './state';
+import { grouped } from '../capabilities';
 
 interface Props {
   tabId: string;
@@ -133,14 +134,14 @@ function SurfaceBox({ u, onBlob }: { u: SurfaceView; onBlob: (blob: string, offs
           <b>{u.name}</b> <span className="muted">{u.role}</span>
           {u.memType !== undefined && <span className="lv-enum">{u.memType}</span>}
         </span>
-        <span className="mono muted">{u.size.toLocaleString('en-US')} B</span>
+        <span className="mono muted">{grouped(u.size)} B</span>
       </div>
       {c ? (
         <ol className="lv-chain" aria-label={`${u.name} address`}>
           <li>task address {c.taskAddress}</li>
           <li>address {c.address}</li>
           <li title={c.memory}>
-            memory {c.memId} + {c.memOffset.toLocaleString('en-US')}
+            memory {c.memId} + {grouped(c.memOffset)}
             {c.tensor !== null && <span className="muted"> (tensor "{c.tensor}")</span>}
           </li>
           {c.blob !== null && (

@@ -9,6 +9,7 @@ import { workers } from '../actions';
 import { registerWorkerDocOwner } from '../actions';
 import type { BlobDetail, LoadableDiff, LoadableOverview, MemoryArea, SlotView } from '../../worker/api';
 import { forgetLoadableTab } from './state';
+import { grouped } from '../capabilities';
 
 registerWorkerDocOwner({ reopen: async () => {}, tabClosed: forgetLoadableTab });
 
@@ -70,7 +71,7 @@ export const useCompare = (a: string | null, b: string | null) => useFetched<Loa
 
 /** `1,234 B`, `12.3 KiB`, `1.2 MiB` */
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${n.toLocaleString('en-US')} B`;
+  if (n < 1024) return `${grouped(n)} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;

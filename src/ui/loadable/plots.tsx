@@ -5,13 +5,14 @@
 import { useMemo } from 'react';
 import { line, scaleLinear, scaleLog, max as d3max, extent } from 'd3';
 import type { BlobPlot, LutCurve } from '../../worker/api';
+import { grouped } from '../capabilities';
 
 type Histogram = Extract<BlobPlot, { kind: 'histogram' }>;
 
 const M = { top: 10, right: 14, bottom: 28, left: 56 };
 
 function fmt(v: number): string {
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
+  if (Number.isInteger(v)) return grouped(v);
   const a = Math.abs(v);
   if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
   return v.toPrecision(4).replace(/\.?0+$/, '');
@@ -55,7 +56,7 @@ export function HistogramPlot({ plot, width = 560, height = 220, log }: { plot: 
     return { x, y, yTicks };
   }, [plot, iw, ih, log]);
   return (
-    <svg className="lv-plot" width={width} height={height} role="img" aria-label={`Histogram of ${plot.count.toLocaleString('en-US')} ${plot.element} values from ${fmt(plot.min)} to ${fmt(plot.max)}`}>
+    <svg className="lv-plot" width={width} height={height} role="img" aria-label={`Histogram of ${grouped(plot.count)} ${plot.element} values from ${fmt(plot.min)} to ${fmt(plot.max)}`}>
       {plot.bins.map((b, i) => {
         if (b.count === 0) return null;
         const x0 = x(b.x0);
@@ -63,7 +64,7 @@ export function HistogramPlot({ plot, width = 560, height = 220, log }: { plot: 
         const yv = y(log ? Math.max(1, b.count) : b.count);
         return (
           <rect key={i} className="lv-hist-bar" x={x0} y={yv} width={w} height={M.top + ih - yv}>
-            <title>{`${fmt(b.x0)} to ${fmt(b.x1)}: ${b.count.toLocaleString('en-US')}`}</title>
+            <title>{`${fmt(b.x0)} to ${fmt(b.x1)}: ${grouped(b.count)}`}</title>
           </rect>
         );
       })}

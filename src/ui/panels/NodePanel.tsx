@@ -8,6 +8,7 @@ import { saveBlob } from '../shell/exporting';
 import { pushAlert } from '../store';
 import { errorText } from '../errors';
 import { Breakable } from './breakable';
+import { grouped } from '../capabilities';
 
 /** The selected node of the panel's model: op type, options, inputs and outputs with their tensor details. */
 export function NodePanel({ subject }: { subject: PanelSubject }) {
@@ -125,7 +126,7 @@ async function exportNpy(subject: PanelSubject, tensor: number, name: string) {
       return;
     }
     saveBlob(new Blob([npy.bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }), npy.name);
-    pushAlert({ severity: 'info', message: `Saved ${npy.name} (${npy.bytes.length.toLocaleString('en-US')} bytes)`, docId: subject.tabId });
+    pushAlert({ severity: 'info', message: `Saved ${npy.name} (${grouped(npy.bytes.length)} bytes)`, docId: subject.tabId });
   } catch (e) {
     pushAlert({ severity: 'error', message: errorText(e, `${name}: .npy`), docId: subject.tabId });
   }

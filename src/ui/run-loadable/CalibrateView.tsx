@@ -26,6 +26,7 @@ import {
 } from './state';
 import './run-loadable.css';
 import { CaffeModelSelect } from './CaffeModelSelect';
+import { grouped } from '../capabilities';
 
 const METHODS = [
   { value: 'max', label: 'max (absmax / 127)' },
@@ -181,7 +182,7 @@ export function CalibrateView({ doc }: { doc: Doc }) {
             {picked && (
               <figure className="rl-hist-wrap">
                 <figcaption>
-                  <b>{picked.name}</b> <span className="muted">{picked.count.toLocaleString('en-US')} values · int8 covers ±{fmt(picked.scale * 127)}{picked.tiedTo ? ` (the scale of ${picked.tiedTo}: pooling and concatenation cannot rescale)` : ''}</span>
+                  <b>{picked.name}</b> <span className="muted">{grouped(picked.count)} values · int8 covers ±{fmt(picked.scale * 127)}{picked.tiedTo ? ` (the scale of ${picked.tiedTo}: pooling and concatenation cannot rescale)` : ''}</span>
                 </figcaption>
                 <CalibrationHistogram row={picked} />
               </figure>

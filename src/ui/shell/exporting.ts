@@ -1,5 +1,6 @@
 import type { GraphPaneHandle } from './GraphPane';
 import { activeDoc, pushAlert } from '../store';
+import { grouped } from '../capabilities';
 
 /** Saves a Blob under a name, through a temporary object URL (nothing leaves the machine). */
 export function saveBlob(blob: Blob, name: string) {
@@ -44,7 +45,7 @@ export async function exportCurrent(pane: GraphPaneHandle | null, kind: ExportKi
       pushAlert({
         severity: 'info',
         message:
-          `${name}: the whole graph is ${w.toLocaleString('en-US')} x ${h.toLocaleString('en-US')} px, so the PNG (${png.width.toLocaleString('en-US')} x ${png.height.toLocaleString('en-US')}) ` +
+          `${name}: the whole graph is ${grouped(w)} x ${grouped(h)} px, so the PNG (${grouped(png.width)} x ${grouped(png.height)}) ` +
           `is drawn at ${Math.round(png.scale * 100)}% to stay within a browser canvas (16,384 px a side, 134 megapixels). ` +
           'For detail, export the visible area (command palette: "Export the visible area as PNG") or SVG (vector, any size).',
       });
