@@ -12,6 +12,11 @@
  * frames (`presentBlank`), so the view's first frames do not make them. A view gives
  * its canvas back when it goes (`releaseCanvas`), so the next graph of the pane (another subgraph,
  * the other direction) finds one of the right size too.
+ * Measured and not kept (issue 16, 100,000 operators, 2-core VM at load 4-6): context options
+ * `{ alpha: false }` and `{ desynchronized: true }` (alone or both) leave the warm-up's allocation
+ * as long (40-145 ms wall); `desynchronized` removed the two presents' long tasks in some runs and
+ * not in others. The trace (TRACE=1) shows these tasks use only 15-30 ms of CPU each: the rest of
+ * their wall time is the UI thread waiting for a core while the model and layout workers run.
  *
  * The first text drawn in a font pays for loading and shaping it, and the first ⟨ ⟩ for the font
  * fallback search (50-140 ms for the first font on that machine, once per page: Blink's font cache
