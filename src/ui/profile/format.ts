@@ -1,19 +1,12 @@
 /** Time formatting for the profile view: integer microseconds shown in ms, exactly. */
+import { grouped } from '../capabilities';
 
 /**
- * `1234567` -> `1,234,567` for a non-negative integer. Number.prototype.toLocaleString builds an
- * Intl.NumberFormat on every call; a systrace drop formats every mark's times (tens of thousands
- * of calls), which made a UI task of over 50 ms. This is plain string work.
+ * `1234567` -> `1,234,567`: the studio's one hand-written grouping (`grouped`, ui/capabilities.ts;
+ * Number.prototype.toLocaleString built an Intl.NumberFormat per call, and a systrace drop formats
+ * every mark's times, tens of thousands of calls, which made a UI task of over 50 ms).
  */
-export function groupThousands(n: number): string {
-  const s = String(n);
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    if (i > 0 && (s.length - i) % 3 === 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
+export { grouped as groupThousands } from '../capabilities';
 
 /** `1234567` µs -> `1,234.567 ms`; null -> `open` (a mark without an end). */
 export function formatUs(us: number | null): string {
@@ -22,7 +15,7 @@ export function formatUs(us: number | null): string {
   const a = Math.abs(Math.round(us));
   const ms = Math.floor(a / 1000);
   const frac = String(a % 1000).padStart(3, '0');
-  return `${neg ? '-' : ''}${groupThousands(ms)}.${frac} ms`;
+  return `${neg ? '-' : ''}${grouped(ms)}.${frac} ms`;
 }
 
 /** Axis tick label for a time in µs relative to the run start. */
