@@ -275,6 +275,9 @@ async function dropOurs(page: Page, file: string, operators: number, beforeDrop?
   await cdp.detach();
   await page.goto(`${server.url}/?sample=none`);
   await watchLongTasks(page);
+  // a person drops a file seconds after the page shows: by then the empty studio's idle
+  // warm-ups (the renderer's fonts, the next graph's canvas: ui/graph/canvas-pool.ts) are done
+  await page.waitForFunction(() => performance.getEntriesByName('npu:view:canvas-presented').length > 0, undefined, { timeout: 10_000 });
   await page.evaluate(() => delete (window as unknown as { __npuGraphStats?: unknown }).__npuGraphStats);
   await beforeDrop?.();
   const peak = sampleMemory();

@@ -54,6 +54,25 @@ test.describe('explore a circle model', () => {
     expect(png.length).toBeGreaterThan(1000);
   });
 
+  test('the empty studio readies the next graph\'s canvas when idle, and the opened graph draws on it', async ({ page }) => {
+    const { bytes } = chefModel('Part_Add_Sub_000');
+    await page.goto('/?sample=none');
+    // at the first idle moment: a canvas of the graph host's future size, made and shown blank twice
+    await page.waitForFunction(() => performance.getEntriesByName('npu:view:canvas-presented').length === 1);
+    const warmer = page.locator('.next-pane-warmer');
+    await expect(warmer).toHaveAttribute('aria-hidden', 'true');
+    await page.evaluate(() => (document.querySelector<HTMLCanvasElement>('.next-pane-warmer canvas')!.dataset.warmedBefore = 'yes'));
+    // it is not in the way: the welcome page's buttons take the pointer
+    await page.locator('.welcome button').first().hover({ trial: true });
+    await dropFiles(page, [{ name: 'first.circle', bytes }]);
+    await expect(page.getByRole('status')).toContainText('first.circle');
+    await expect(page.getByTestId('graph-canvas')).toBeVisible();
+    // the view took that canvas (same element, same size): nothing was allocated during the open
+    await expect(page.getByTestId('graph-canvas')).toHaveAttribute('data-warmed-before', 'yes');
+    await expect(warmer).toHaveCount(0);
+    expect(await page.evaluate(() => performance.getEntriesByName('npu:view:canvas-warm').length)).toBe(1);
+  });
+
   test('bad files give an alert naming the file and keep open models', async ({ page }) => {
     const { bytes } = chefModel('Part_Add_Sub_000');
     await page.goto('/?sample=none');

@@ -1,10 +1,10 @@
-import { useEffect, useRef, type CSSProperties } from 'react';
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import { useStudio, activeDoc } from './store';
 import { TopBar } from './shell/TopBar';
 import { StatusBar } from './shell/StatusBar';
 import { Alerts } from './shell/Alerts';
 import { DropOverlay } from './shell/DropOverlay';
-import { GraphPane, type GraphPaneHandle } from './shell/GraphPane';
+import { GraphPane, NextPaneWarmer, type GraphPaneHandle } from './shell/GraphPane';
 import { SidePanel } from './panels/SidePanel';
 import { ProfilePane } from './shell/ProfilePane';
 import { openFiles, toggleDirection, loadSample, reopenKept } from './actions';
@@ -19,6 +19,7 @@ import { can, mainView } from './capabilities';
 import { LoadablePane } from './loadable/LoadablePane';
 import { useCaffeErrorFills } from './run-loadable/caffe-fills';
 import { bindNodeDisplay } from './graph/display';
+import { whenIdle } from './graph/canvas-pool';
 import { CompileView } from './compile/CompileView';
 import { toggleCompile, useCompile } from './compile/state';
 import { starterSamples, useSamples } from './shell/samples';
@@ -32,6 +33,10 @@ let sampleOpened = false;
 export function App() {
   const theme = useResolvedTheme();
   const hasDoc = useStudio((s) => s.docs.length > 0);
+  const opening = useStudio((s) => s.opening);
+  // the empty studio has been idle once: the next graph's canvas is made ready then (NextPaneWarmer)
+  const [idleEmpty, setIdleEmpty] = useState(false);
+  useEffect(() => (hasDoc || idleEmpty ? undefined : whenIdle(() => setIdleEmpty(true))), [hasDoc, idleEmpty]);
   const view = useStudio((s) => {
     const d = activeDoc(s);
     return d ? mainView(d.summary) : null;
@@ -147,6 +152,7 @@ export function App() {
       <TopBar pane={pane} />
       <Alerts />
       <main className={`workspace panel-${panelAt}`} style={workspaceColumns(hasDoc && view !== 'profile' ? panelAt : 'hidden', panelWidth)}>
+        {(opening || (!hasDoc && idleEmpty)) && <NextPaneWarmer side={panelAt} columns={workspaceColumns(panelAt, panelWidth)} />}
         {hasDoc && view === 'profile' ? (
           <ProfilePane theme={theme} />
         ) : hasDoc ? (

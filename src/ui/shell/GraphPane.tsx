@@ -224,6 +224,42 @@ function CanvasWarmer() {
 // not `visibility: hidden`: the warmed canvas is shown in it (blank) so that its compositor buffers are made (canvas-pool.ts)
 const WARMER_STYLE: CSSProperties = { position: 'absolute', left: 0, top: 0, width: '100%', height: '100%', pointerEvents: 'none' };
 
+/**
+ * Where the graph of the next file opened will be drawn, before its tab exists: the graph pane's
+ * shape (its grid cell, its toolbar line, its graph host) laid out transparent over the
+ * workspace, with a CanvasWarmer in the host. App shows it at the empty studio's first idle
+ * moment and while a file is opened. The canvas's allocation and its two blank presents
+ * (graph/canvas-pool.ts) then run while nothing else does, each a task of its own: inside an
+ * open (seconds at 100,000 operators) the model and layout workers and V8's compilers hold both
+ * cores of a small machine, and there these 15-30 ms of work took 50-90 ms of wall time.
+ * `columns`: the workspace grid the opened document will have (App's workspaceColumns). The
+ * view that mounts next takes the canvas when its size matches; if the file shows no graph, or
+ * its pane has another size (the window changed, a toolbar on two lines), the canvas waits as a
+ * spare and the pane warms its own as before. Costs the canvas's pixels and two compositor
+ * buffers of its size while the studio is empty (about 10 MB at 1000x800).
+ */
+export function NextPaneWarmer({ side, columns }: { side: 'left' | 'right' | 'hidden'; columns: CSSProperties | undefined }) {
+  return (
+    <div className={`workspace panel-${side} next-pane-warmer`} aria-hidden="true" style={{ ...columns, ...GHOST_STYLE }}>
+      <section className="graph-pane" style={GHOST_PANE_STYLE}>
+        <div className="pane-toolbar" style={GHOST_TOOLBAR_STYLE}>
+          <button type="button" tabIndex={-1}>
+            &nbsp;
+          </button>
+        </div>
+        <div className="graph-host">
+          <CanvasWarmer />
+        </div>
+      </section>
+    </div>
+  );
+}
+// laid out as the workspace (same grid) but over it, transparent and never in the way of the pointer
+const GHOST_STYLE: CSSProperties = { position: 'absolute', inset: 0, pointerEvents: 'none', background: 'transparent' };
+const GHOST_PANE_STYLE: CSSProperties = { borderColor: 'transparent', background: 'transparent' };
+// `visibility: hidden` only on the toolbar: the host and its canvas must be shown for the compositor to make the canvas's buffers
+const GHOST_TOOLBAR_STYLE: CSSProperties = { visibility: 'hidden' };
+
 /** Shown only after 0.5 s of work, with a Cancel that stops the layout at once. */
 function Progress({ startedAt, phase, fraction }: { startedAt: number; phase: string; fraction: number }) {
   const [visible, setVisible] = useState(performance.now() - startedAt > 500);
