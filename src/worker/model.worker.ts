@@ -12,6 +12,7 @@ import type { ModelWorkerApi } from './api';
 import { createModelService } from './service';
 import { createBrowserKernels } from './kernels';
 import { fastCaffeKernels, type FastCaffeKernels } from '../core/caffe/forward/fast-kernels';
+import { formats } from '../core/document';
 
 let kernels: FastCaffeKernels | null = null;
 
@@ -20,3 +21,10 @@ Comlink.expose(
     kernels: async () => (kernels ??= fastCaffeKernels(createBrowserKernels({ onWorkerError: (m) => console.warn(`kernels: ${m}`) }))),
   }) satisfies ModelWorkerApi,
 );
+
+// The studio starts this worker at its first idle moment (ui/main.tsx), before any file is
+// dropped: the formats' code (loaded on a format's first open) is fetched and compiled now, so
+// the first open of each format does not wait for it. A failure here is the open's to report.
+setTimeout(() => {
+  for (const f of formats) f.load().catch(() => {});
+}, 0);
