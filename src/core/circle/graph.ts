@@ -178,19 +178,52 @@ class AttributeIds {
 }
 
 /**
- * The in-node attributes of an options union value (what `optionAttributes` marks `inNode`) into a
- * pack, as string ids, in the same order; values formatted only for those.
+ * The in-node attributes of an options union value (what `optionAttributes` marks `inNode`), as
+ * string ids (name, value, name, value ...), in the same order; values formatted only for those.
  */
-function packInNodeAttributes(u: UnionValue | null, b: PackBuilder, ids: AttributeIds): void {
-  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
-  if (!u || !def) return;
+function inNodeAttributeIds(u: UnionValue, ids: AttributeIds): number[] {
+  const out: number[] = [];
+  const def = CIRCLE_SCHEMA.tables[u.name];
+  if (!def) return out;
   for (const f of def.fields) {
     if (f.deprecated) continue;
     const v = u.fields[f.name];
     if (v === undefined || !shownInNode(f, v)) continue;
-    b.attribute(ids.name(f), ids.value(f, v));
+    out.push(ids.name(f), ids.value(f, v));
+  }
+  return out;
+}
+
+/**
+ * What an options value puts into a pack (its in-node attribute ids and its subgraph references),
+ * remembered for the last few values by identity: the reader shares equal option values
+ * (read.ts), so 100,000 operators hold a handful of them and each is looked through once. Within
+ * one packing nothing changes the model, and the string ids are the ones the first look gave
+ * (a string table gives a text the same id every time).
+ */
+class PackedOptions {
+  private readonly values: UnionValue[] = [];
+  private readonly attributes: number[][] = [];
+  private readonly refs: string[][] = [];
+  private next = 0;
+  constructor(private readonly ids: AttributeIds) {}
+  /** writes the in-node attributes of `u` to the node added last; returns its subgraph references */
+  pack(u: UnionValue, b: PackBuilder): string[] {
+    let k = this.values.indexOf(u);
+    if (k < 0) {
+      k = this.next;
+      this.next = (k + 1) % RECENT_OPTIONS;
+      this.values[k] = u;
+      this.attributes[k] = inNodeAttributeIds(u, this.ids);
+      this.refs[k] = subgraphRefs(u);
+    }
+    const a = this.attributes[k]!;
+    for (let j = 0; j < a.length; j += 2) b.attribute(a[j]!, a[j + 1]!);
+    return this.refs[k]!;
   }
 }
+const RECENT_OPTIONS = 8;
+const NO_REFS: string[] = [];
 
 function subgraphRefs(u: UnionValue | null): string[] {
   if (!u || !mayReferToSubgraphs(u.name)) return [];
@@ -438,11 +471,11 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
 
   for (const t of sg.inputs) {
     if (t < 0 || t >= nt || source[t] !== -1) continue;
-    source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+    source[t] = b.node(st.appendNumbered('in:', t), 'input', inputType, nameOf(t), 'Input', t);
   }
   // per op code, once: type, category, input roles
   const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; roleIds: number[]; custom: boolean }>();
-  const attrIds = new AttributeIds(st);
+  const packedOptions = new PackedOptions(new AttributeIds(st));
   let noValue: number | undefined;
   const opNode = new Int32Array(sg.operators.length);
   for (let i = 0; i < sg.operators.length; i++) {
@@ -458,7 +491,7 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
     }
     let firstOut = -1;
     for (const t of op.outputs) if (t >= 0 && t < nt) { firstOut = t; break; }
-    const node = b.node(st.append(`op:${i}`), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
+    const node = b.node(st.appendNumbered('op:', i), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
     for (let k = 0; k < op.inputs.length; k++) {
       const t = op.inputs[k]!;
       if (t < 0 || t >= nt || !isConstant[t]) continue;
@@ -469,18 +502,15 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
       const value = x.shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
       b.constant(role, shape, dtype, value === null ? (noValue ??= st.add('')) : st.add(value));
     }
-    packInNodeAttributes(op.builtinOptions, b, attrIds);
-    packInNodeAttributes(op.builtinOptions2, b, attrIds);
-    if (op.builtinOptions || op.builtinOptions2) {
-      const r1 = subgraphRefs(op.builtinOptions), r2 = subgraphRefs(op.builtinOptions2);
-      if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
-    }
+    const r1 = op.builtinOptions ? packedOptions.pack(op.builtinOptions, b) : NO_REFS;
+    const r2 = op.builtinOptions2 ? packedOptions.pack(op.builtinOptions2, b) : NO_REFS;
+    if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
     opNode[i] = node;
     for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
   }
   const sourceOf = (t: number): number => {
     if (source[t] === -1) {
-      source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+      source[t] = b.node(st.appendNumbered('in:', t), 'input', inputType, nameOf(t), 'Input', t);
       }
     return source[t]!;
   };
@@ -502,7 +532,7 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   for (let k = 0; k < sg.outputs.length; k++) {
     const t = sg.outputs[k]!;
     if (t < 0 || t >= nt) continue;
-    const at = b.node(st.append(`out:${k}`), 'output', outputType, nameOf(t), 'Output', t);
+    const at = b.node(st.appendNumbered('out:', k), 'output', outputType, nameOf(t), 'Output', t);
     if (!isConstant[t]) edge(t, at);
   }
   return b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges });

@@ -111,14 +111,49 @@ export class StringTableBuilder {
     return id;
   }
 
-  private write(s: string): void {
-    const n = s.length;
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit
-    if (this.written + 3 * n > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.written + 3 * n));
+  /**
+   * `append(prefix + String(n))` for an integer n >= 0 (node ids `op:12`) without making the
+   * string: the prefix as `append` writes it, then the digits.
+   */
+  appendNumbered(prefix: string, n: number): number {
+    if (!(Number.isSafeInteger(n) && n >= 0)) return this.append(`${prefix}${n}`);
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    const id = this.count++;
+    if (id + 1 === this.offsets.length) {
+      const grown = new Uint32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.used += prefix.length + digits;
+    this.offsets[id + 1] = this.used;
+    this.write(prefix);
+    this.reserve(digits);
+    const b = this.bytes;
+    let at = this.written + digits;
+    this.written = at;
+    for (let x = n; ; ) {
+      const q = Math.floor(x / 10);
+      b[--at] = 0x30 + (x - 10 * q);
+      if (q === 0) break;
+      x = q;
+    }
+    return id;
+  }
+
+  /** room for `n` more bytes */
+  private reserve(n: number): void {
+    if (this.written + n > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.written + n));
       grown.set(this.bytes.subarray(0, this.written));
       this.bytes = grown;
     }
+  }
+
+  private write(s: string): void {
+    const n = s.length;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit
+    this.reserve(3 * n);
     const b = this.bytes;
     let at = this.written;
     for (let i = 0; i < n; i++) {
