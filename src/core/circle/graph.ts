@@ -489,8 +489,14 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
       code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], roleIds: [], custom };
       byCode.set(op.opcodeIndex, code);
     }
+    // index loops, not for-of, in the per-operator loops (an array iterator per loop until the
+    // function is optimized, several hundred thousand at 100,000 operators)
+    const outputs = op.outputs;
     let firstOut = -1;
-    for (const t of op.outputs) if (t >= 0 && t < nt) { firstOut = t; break; }
+    for (let k = 0; k < outputs.length; k++) {
+      const t = outputs[k]!;
+      if (t >= 0 && t < nt) { firstOut = t; break; }
+    }
     const node = b.node(st.appendNumbered('op:', i), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
     for (let k = 0; k < op.inputs.length; k++) {
       const t = op.inputs[k]!;
@@ -506,7 +512,10 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
     const r2 = op.builtinOptions2 ? packedOptions.pack(op.builtinOptions2, b) : NO_REFS;
     if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
     opNode[i] = node;
-    for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
+    for (let k = 0; k < outputs.length; k++) {
+      const t = outputs[k]!;
+      if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
+    }
   }
   const sourceOf = (t: number): number => {
     if (source[t] === -1) {
@@ -523,7 +532,9 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   // one edge per (tensor, consumer): a tensor read twice by an op counts once (seen: the op that last read it)
   const seenBy = new Int32Array(nt).fill(-1);
   for (let i = 0; i < sg.operators.length; i++) {
-    for (const t of sg.operators[i]!.inputs) {
+    const inputs = sg.operators[i]!.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
       if (t < 0 || t >= nt || seenBy[t] === i || isConstant[t]) continue;
       seenBy[t] = i;
       edge(t, opNode[i]!);
@@ -550,7 +561,9 @@ export function graphStats(model: CircleModel, subgraphIndex: number): GraphStat
   // a tensor read twice by an op counts once (seenBy: the op that last read it)
   const seenBy = new Int32Array(nt).fill(-1);
   for (let i = 0; i < sg.operators.length; i++) {
-    for (const t of sg.operators[i]!.inputs) {
+    const inputs = sg.operators[i]!.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
       if (t < 0 || t >= nt || seenBy[t] === i || constant(t)) continue;
       seenBy[t] = i;
       edges++;
@@ -585,7 +598,8 @@ export function metadataPreview(data: Uint8Array | null, size: number): string {
 export function summarize(model: CircleModel, file: string): ModelSummary {
   let inline = 0;
   let external = 0;
-  for (const b of model.buffers) {
+  for (let i = 0; i < model.buffers.length; i++) {
+    const b = model.buffers[i]!;
     if (b.data && b.data.length) inline += b.data.length;
     else if (b.offset > 1 && b.size > 0) external += b.size;
   }

@@ -307,6 +307,8 @@ class RecentOptions {
   private readonly sizes: number[] = [];
   private readonly decoded: UnionValue[] = [];
   private nextBytes = 0;
+  /** the options table being read (`CheckedBuffer.tableInto`), not one TableRef per operator */
+  readonly scratch: TableRef = { pos: 0, vt: 0, vtLen: 0, size: 0 };
 
   shared(u: UnionValue | null): UnionValue | null {
     if (!u) return u;
@@ -387,7 +389,7 @@ function readOptions(c: CheckedBuffer, t: TableRef, slot: number, unionName: str
   const valuePos = c.field(t, slot, 4, path);
   const def = memberOf(unionName, type);
   if (!def || valuePos === 0 || !scalarsOnly(def)) return recent.shared(c.decodeUnion(unionName, type, valuePos, path));
-  const table = c.table(c.deref(valuePos, path), path);
+  const table = c.tableInto(c.deref(valuePos, path), path, recent.scratch);
   const known = recent.sameBytes(c.bytes, type, table);
   if (known) return known;
   const u = recent.shared({ type, name: def.name, fields: c.decodeTable(def, table, path) })!;
@@ -462,27 +464,28 @@ function checkReferences(m: CircleModel, file: string): void {
     sg.tensors.forEach((t, i) => {
       if (t.buffer !== 0 && t.buffer >= nb) bad(`subgraphs[${s}].tensors[${i}].buffer`, `tensor "${t.name}" refers to buffer ${t.buffer}, but the model has ${nb} buffers`);
     });
-    // paths are made only for a bad index
-    const list = (xs: number[], path: () => string, allowOmitted: boolean) => {
+    // paths are made only for a bad index (`at`: where the list is, `subgraphs[s]` in front)
+    const list = (xs: number[], at: string, allowOmitted: boolean) => {
       const min = allowOmitted ? -1 : 0;
       for (let k = 0; k < xs.length; k++) {
         const x = xs[k]!;
-        if (x >= nt || x < min) bad(`${path()}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
+        if (x >= nt || x < min) bad(`subgraphs[${s}].${at}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
       }
     };
     const inRange = (xs: number[]) => {
       for (let k = 0; k < xs.length; k++) if (xs[k]! >= nt || xs[k]! < -1) return false;
       return true;
     };
-    list(sg.inputs, () => `subgraphs[${s}].inputs`, false);
-    list(sg.outputs, () => `subgraphs[${s}].outputs`, false);
+    list(sg.inputs, 'inputs', false);
+    list(sg.outputs, 'outputs', false);
+    // nothing in this loop closes over `o`: a closure that did made a context per operator
     for (let o = 0; o < sg.operators.length; o++) {
       const op = sg.operators[o]!;
       if (op.opcodeIndex >= m.operatorCodes.length) bad(`subgraphs[${s}].operators[${o}].opcode_index`, `operator code ${op.opcodeIndex} is out of range (the model has ${m.operatorCodes.length})`);
       if (inRange(op.inputs) && inRange(op.outputs) && inRange(op.intermediates)) continue;
-      list(op.inputs, () => `subgraphs[${s}].operators[${o}].inputs`, true);
-      list(op.outputs, () => `subgraphs[${s}].operators[${o}].outputs`, true);
-      list(op.intermediates, () => `subgraphs[${s}].operators[${o}].intermediates`, true);
+      list(op.inputs, `operators[${o}].inputs`, true);
+      list(op.outputs, `operators[${o}].outputs`, true);
+      list(op.intermediates, `operators[${o}].intermediates`, true);
     }
   });
   m.metadata.forEach((md, i) => {
