@@ -127,6 +127,23 @@ function readEach<T>(c: CheckedBuffer, tables: TableList | null, path: string, r
 }
 
 /**
+ * `readEach` for the three long vectors (buffers, tensors, operators), each a copy of its own:
+ * one shared loop was optimized for the reader it met first and deoptimized by the next.
+ */
+function readBuffers(c: CheckedBuffer, tables: TableList | null, path: string): CircleBuffer[] {
+  if (!tables) return [];
+  const out = new Array<CircleBuffer>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      out[i] = readBuffer(c, tables.at(i));
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
+    }
+  }
+  return out;
+}
+
+/**
  * Shared by every table that leaves the vector out (most operators have no intermediates, most
  * tensors no variants): one frozen empty array, not one per table (300,000 fewer objects to
  * allocate and keep at 100,000 operators). Frozen, so that a caller filling it in place fails
@@ -158,7 +175,7 @@ export function read(bytes: Uint8Array, file: string): CircleModel {
   const M = S.model;
 
   const operatorCodes = (c.fieldTableVector(root, M.operatorCodes, 'operator_codes') ?? []).map((t, i) => readOpcode(c, t, `operator_codes[${i}]`));
-  const buffers = readEach(c, c.fieldTableList(root, M.buffers, 'buffers'), 'buffers', readBuffer);
+  const buffers = readBuffers(c, c.fieldTableList(root, M.buffers, 'buffers'), 'buffers');
   const subgraphs = (c.fieldTableVector(root, M.subgraphs, 'subgraphs') ?? []).map((t, i) => readSubGraph(c, t, `subgraphs[${i}]`));
   const metadata = (c.fieldTableVector(root, M.metadata, 'metadata') ?? []).map(
     (t, i): CircleMetadata => ({
@@ -222,16 +239,23 @@ function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGra
  * array per tensor was a sixth of the objects the reader made and kept.
  */
 function readTensors(c: CheckedBuffer, tables: TableList | null, path: string): CircleTensor[] {
+  if (!tables) return [];
   const recent: (readonly number[])[] = [];
   let next = 0;
-  return readEach(c, tables, path, (c, t) => {
-    const x = readTensor(c, t, recent);
-    if (x.shape !== NONE && !recent.includes(x.shape)) {
-      recent[next] = Object.freeze(x.shape);
-      next = (next + 1) % RECENT_SHAPES;
+  const out = new Array<CircleTensor>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      const x = readTensor(c, tables.at(i), recent);
+      if (x.shape !== NONE && !recent.includes(x.shape)) {
+        recent[next] = Object.freeze(x.shape);
+        next = (next + 1) % RECENT_SHAPES;
+      }
+      out[i] = x;
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
     }
-    return x;
-  });
+  }
+  return out;
 }
 const RECENT_SHAPES = 4;
 
@@ -285,8 +309,17 @@ function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQu
  * each were a fifth of what the reader kept.
  */
 function readOperators(c: CheckedBuffer, tables: TableList | null, path: string): CircleOperator[] {
+  if (!tables) return [];
   const recent = new RecentOptions();
-  return readEach(c, tables, path, (c, t) => readOperator(c, t, recent));
+  const out = new Array<CircleOperator>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      out[i] = readOperator(c, tables.at(i), recent);
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
+    }
+  }
+  return out;
 }
 const RECENT_OPTIONS = 8;
 

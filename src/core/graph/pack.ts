@@ -18,6 +18,14 @@ export const CATEGORIES: NodeCategory[] = [
   'Quantization', 'Custom', 'Control', 'Input', 'Output', 'Constant', 'Other',
 ];
 const CATEGORY_INDEX = new Map(CATEGORIES.map((c, i) => [c, i]));
+/** the index of a node kind in KINDS, as a pack stores it (0 for an unknown one) */
+export function kindIndex(kind: NodeKind): number {
+  return Math.max(0, KINDS.indexOf(kind));
+}
+/** the index of a category in CATEGORIES, as a pack stores it ('Other' for an unknown one) */
+export function categoryIndex(category: NodeCategory): number {
+  return CATEGORY_INDEX.get(category) ?? CATEGORY_INDEX.get('Other')!;
+}
 
 /**
  * Strings as one UTF-8 text: decoded, string i is the code units offsets[i] .. offsets[i + 1] of
@@ -321,12 +329,17 @@ export class PackBuilder {
    * `append` for unique ones such as ids and names). Returns its index.
    */
   node(id: number, kind: NodeKind, type: number, name: number, category: NodeCategory, index: number, group = -1): number {
+    return this.nodeIndexed(id, kindIndex(kind), type, name, categoryIndex(category), index, group);
+  }
+
+  /** `node` with the kind and category as `kindIndex` and `categoryIndex` give them (looked up once by the caller) */
+  nodeIndexed(id: number, kind: number, type: number, name: number, category: number, index: number, group = -1): number {
     const i = this.kind.length;
     this.nodeId.push(id);
-    this.kind.push(Math.max(0, KINDS.indexOf(kind)));
+    this.kind.push(kind);
     this.type.push(type);
     this.nodeName.push(name);
-    this.category.push(CATEGORY_INDEX.get(category) ?? CATEGORY_INDEX.get('Other')!);
+    this.category.push(category);
     this.index.push(index);
     this.group.push(group);
     this.constStart.push(this.constName.length);
