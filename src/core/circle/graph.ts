@@ -439,6 +439,62 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
   return p.b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges: p.edges });
 }
 
+/**
+ * The number of edges, constant rows and in-node attribute rows `toGraphPack` writes for a
+ * subgraph, counted the way it writes them.
+ */
+function packSizes(sg: CircleSubGraph, isConstant: Uint8Array): { edges: number; constants: number; attributes: number } {
+  const nt = isConstant.length;
+  const seenBy = new Int32Array(nt).fill(-1);
+  const shown = new RecentCounts();
+  let edges = 0, constants = 0, attributes = 0;
+  for (let i = 0; i < sg.operators.length; i++) {
+    const op = sg.operators[i]!;
+    const inputs = op.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
+      if (t < 0 || t >= nt) continue;
+      if (isConstant[t]) constants++;
+      else if (seenBy[t] !== i) {
+        seenBy[t] = i;
+        edges++;
+      }
+    }
+    if (op.builtinOptions) attributes += shown.of(op.builtinOptions);
+    if (op.builtinOptions2) attributes += shown.of(op.builtinOptions2);
+  }
+  for (let k = 0; k < sg.outputs.length; k++) {
+    const t = sg.outputs[k]!;
+    if (t >= 0 && t < nt && !isConstant[t]) edges++;
+  }
+  return { edges, constants, attributes };
+}
+
+/** The in-node attribute count of an options value (as `inNodeAttributeIds` finds them), for the last few values by identity. */
+class RecentCounts {
+  private readonly values: UnionValue[] = [];
+  private readonly counts: number[] = [];
+  private next = 0;
+  of(u: UnionValue): number {
+    const k = this.values.indexOf(u);
+    if (k >= 0) return this.counts[k]!;
+    let n = 0;
+    const def = CIRCLE_SCHEMA.tables[u.name];
+    if (def) {
+      for (const f of def.fields) {
+        if (f.deprecated) continue;
+        const v = u.fields[f.name];
+        if (v !== undefined && shownInNode(f, v)) n++;
+      }
+    }
+    const at = this.next;
+    this.next = (at + 1) % RECENT_OPTIONS;
+    this.values[at] = u;
+    this.counts[at] = n;
+    return n;
+  }
+}
+
 /** What `toGraphPack` keeps per op code: type, category, input roles. */
 interface PackedCode {
   type: number;
@@ -487,9 +543,15 @@ class SubgraphPacker {
     }
     const isConstant = (this.isConstant = new Uint8Array(nt));
     for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
-    // capacities: one node per input, operator and output; edges and constant rows are counted
-    // as they come (columns grow), these hints spare most of the regrowing at 100,000 operators
-    this.b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2, sg.operators.length);
+    // capacities: one node per input, operator and output (a hint: input nodes for tensors nobody
+    // produces come on top); edges, constant and attribute rows counted exactly, so that those
+    // columns are neither regrown nor copied to their length at the end; the string table sized
+    // for every node id and tensor name (a hint: past it, it grows)
+    const nodes = sg.inputs.length + sg.operators.length + sg.outputs.length;
+    const sizes = packSizes(sg, isConstant);
+    let nameBytes = 0;
+    for (let t = 0; t < nt; t++) nameBytes += tensors[t]!.name.length;
+    this.b = new PackBuilder(nodes, sizes.edges, sizes.constants, sizes.attributes, nodes + nt + 1024, nameBytes + 12 * nodes + (1 << 16));
     const st = (this.st = this.b.strings);
     this.nameId = new Int32Array(nt).fill(-1);
     this.labelId = new Int32Array(nt).fill(-1);

@@ -88,10 +88,16 @@ export interface GraphPack {
 export class StringTableBuilder {
   private readonly ids = new Map<string, number>();
   private count = 0;
-  private offsets = new Uint32Array(1024);
+  private offsets: Uint32Array;
   private used = 0;
-  private bytes = new Uint8Array(1 << 16);
+  private bytes: Uint8Array;
   private written = 0;
+
+  /** capacity hints (the table grows past them): strings, UTF-8 bytes */
+  constructor(strings = 1023, bytes = 1 << 16) {
+    this.offsets = new Uint32Array(Math.max(1, strings) + 1);
+    this.bytes = new Uint8Array(Math.max(16, bytes));
+  }
 
   /** index of `s` in the table (added on first sight) */
   add(s: string): number {
@@ -270,7 +276,7 @@ const u32 = (n: number) => new U32Column(new Uint32Array(n));
  * and attributes belong to the node added last. Capacities are hints; every column grows.
  */
 export class PackBuilder {
-  readonly strings = new StringTableBuilder();
+  readonly strings: StringTableBuilder;
   private readonly nodeId: U32Column;
   private readonly kind: U8Column;
   private readonly type: U32Column;
@@ -294,14 +300,19 @@ export class PackBuilder {
   private readonly edgeName: U32Column;
   private readonly edgeLabel: U32Column;
 
-  /** `rows`: a hint for the constants and for the in-node attributes (each) */
-  constructor(nodes = 16, edges = 16, rows = 16) {
+  /**
+   * Capacity hints (every column grows past them; a column filled exactly to its capacity is
+   * returned by `finish` without a copy): `rows` for the constants, `attributeRows` for the
+   * in-node attributes, `strings` and `stringBytes` for the string table.
+   */
+  constructor(nodes = 16, edges = 16, rows = 16, attributeRows = rows, strings?: number, stringBytes?: number) {
+    this.strings = new StringTableBuilder(strings, stringBytes);
     this.constName = u32(rows);
     this.constShape = u32(rows);
     this.constDtype = u32(rows);
     this.constValue = u32(rows);
-    this.attrName = u32(rows);
-    this.attrValue = u32(rows);
+    this.attrName = u32(attributeRows);
+    this.attrValue = u32(attributeRows);
     this.nodeId = u32(nodes);
     this.kind = u8(nodes);
     this.type = u32(nodes);
