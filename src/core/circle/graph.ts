@@ -441,9 +441,9 @@ export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPac
 
 /**
  * The number of edges, constant rows and in-node attribute rows `toGraphPack` writes for a
- * subgraph, counted the way it writes them.
+ * subgraph, counted the way it writes them (exported for the test that holds the two together).
  */
-function packSizes(sg: CircleSubGraph, isConstant: Uint8Array): { edges: number; constants: number; attributes: number } {
+export function packSizes(sg: CircleSubGraph, isConstant: Uint8Array): { edges: number; constants: number; attributes: number } {
   const nt = isConstant.length;
   const seenBy = new Int32Array(nt).fill(-1);
   const shown = new RecentCounts();
