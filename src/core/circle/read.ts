@@ -327,7 +327,7 @@ const RECENT_OPTIONS = 8;
  * The option values read last, twice over: by value (`shared`: an equal flat value is the one
  * read before) and by bytes (`sameBytes`: a table of scalars only whose vtable and inline bytes
  * equal those of one decoded before decodes to the same value, so it is not decoded again; its
- * vtable and size are still located and checked, and charged, by `CheckedBuffer.table`).
+ * vtable and size are still located and checked, and charged, by `CheckedBuffer.tableInto`).
  */
 class RecentOptions {
   private readonly values: UnionValue[] = [];
