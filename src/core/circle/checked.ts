@@ -41,26 +41,28 @@ export function prefixed(e: unknown, prefix: string): unknown {
   return new FormatError({ ...e.info, path });
 }
 
-/** Tables of a vector, located and checked (`CheckedBuffer.fieldTableList`). */
+/**
+ * Tables of a vector, located and checked (`CheckedBuffer.fieldTableList`): their positions only;
+ * `at` reads a table's vtable position, vtable length and size from the file again (checked when
+ * the list was made), which costs less than keeping them (8 more bytes per table, a few MB of
+ * fresh memory at 100,000 operators).
+ */
 export class TableList {
   readonly pos: Uint32Array;
-  readonly vt: Uint32Array;
-  readonly vtLen: Uint16Array;
-  readonly size: Uint16Array;
   private readonly ref: TableRef = { pos: 0, vt: 0, vtLen: 0, size: 0 };
-  constructor(readonly count: number) {
+  constructor(readonly count: number, private readonly view: DataView) {
     this.pos = new Uint32Array(count);
-    this.vt = new Uint32Array(count);
-    this.vtLen = new Uint16Array(count);
-    this.size = new Uint16Array(count);
   }
   /** table i, in a TableRef reused by the next call (read it before asking for another) */
   at(i: number): TableRef {
     const r = this.ref;
-    r.pos = this.pos[i]!;
-    r.vt = this.vt[i]!;
-    r.vtLen = this.vtLen[i]!;
-    r.size = this.size[i]!;
+    const v = this.view;
+    const pos = this.pos[i]!;
+    const vt = pos - v.getInt32(pos, true);
+    r.pos = pos;
+    r.vt = vt;
+    r.vtLen = v.getUint16(vt, true);
+    r.size = v.getUint16(vt + 2, true);
     return r;
   }
 }
@@ -148,6 +150,26 @@ export class CheckedBuffer {
 
   /** Locates and checks the table at `pos` (its vtable and its inline size). */
   table(pos: number, path: string): TableRef {
+    this.locate(pos, path);
+    return { pos, vt: this.lastVt, vtLen: this.lastVtLen, size: this.lastSize };
+  }
+
+  /** `table` into a TableRef the caller reuses (returned); unchanged when the table fails its checks */
+  tableInto(pos: number, path: string, ref: TableRef): TableRef {
+    this.locate(pos, path);
+    ref.pos = pos;
+    ref.vt = this.lastVt;
+    ref.vtLen = this.lastVtLen;
+    ref.size = this.lastSize;
+    return ref;
+  }
+
+  /**
+   * `table` without the TableRef: the vtable position, vtable length and table size are left in
+   * `lastVt`, `lastVtLen`, `lastSize` (read them before locating another). The vectors of tables
+   * (several hundred thousand at 100,000 operators) go into typed arrays, not objects.
+   */
+  private locate(pos: number, path: string): void {
     this.need(pos, 4, path, 'table');
     this.charge(1, pos, path);
     const vt = pos - this.view.getInt32(pos, true);
@@ -158,8 +180,13 @@ export class CheckedBuffer {
     this.need(vt, vtLen, path, 'vtable');
     if (size < 4) this.fail('corrupt', vt, path, `vtable at byte ${vt} gives an impossible table size ${size}`);
     this.need(pos, size, path, 'table');
-    return { pos, vt, vtLen, size };
+    this.lastVt = vt;
+    this.lastVtLen = vtLen;
+    this.lastSize = size;
   }
+  private lastVt = 0;
+  private lastVtLen = 0;
+  private lastSize = 0;
 
   /** Absolute position of a field's inline value, or 0 when absent. */
   field(t: TableRef, slot: number, size: number, path: string): number {
@@ -180,6 +207,16 @@ export class CheckedBuffer {
 
   /** A vector referenced from `pos`: returns the position of element 0 and the count. */
   vector(pos: number, elemSize: number, path: string, chargeElements = true): { start: number; count: number } {
+    const start = this.vectorAt(pos, elemSize, path, chargeElements);
+    return { start, count: this.lastCount };
+  }
+
+  /**
+   * `vector` without the object: returns the position of element 0 and leaves the count in
+   * `lastCount` (read it before the next vector). Every vector of every tensor and operator
+   * goes through here.
+   */
+  private vectorAt(pos: number, elemSize: number, path: string, chargeElements: boolean): number {
     const at = this.deref(pos, path);
     const count = this.u32(at, path);
     const start = at + 4;
@@ -187,11 +224,14 @@ export class CheckedBuffer {
       this.fail('truncated', at, path, `vector declares ${count} elements of ${elemSize} bytes, which run past the end of the file`);
     }
     if (chargeElements) this.charge(count, at, path);
-    return { start, count };
+    this.lastCount = count;
+    return start;
   }
+  private lastCount = 0;
 
   stringAt(pos: number, path: string): string {
-    const { start, count } = this.vector(pos, 1, path);
+    const start = this.vectorAt(pos, 1, path, true);
+    const count = this.lastCount;
     const b = this.bytes;
     if (count < 64) {
       // a short ASCII string (tensor names, mostly): its codes into one reused array, then one
@@ -232,7 +272,8 @@ export class CheckedBuffer {
     const p = this.field(t, slot, 4, path);
     if (p === 0) return null;
     const size = SCALAR_SIZE[base];
-    const { start, count } = this.vector(p, size, path);
+    const start = this.vectorAt(p, size, path, true);
+    const count = this.lastCount;
     const out = new Array<number>(count);
     // the whole vector lies in the file (checked by vector()): int32, the common case (shapes,
     // tensor indices), is read without a check and a type switch per element
@@ -253,15 +294,14 @@ export class CheckedBuffer {
   fieldTableList(t: TableRef, slot: number, path: string): TableList | null {
     const p = this.field(t, slot, 4, path);
     if (p === 0) return null;
-    const { start, count } = this.vector(p, 4, path);
-    const list = new TableList(count);
+    const start = this.vectorAt(p, 4, path, true);
+    const count = this.lastCount;
+    const list = new TableList(count, this.view);
     for (let i = 0; i < count; i++) {
       try {
-        const r = this.table(this.deref(start + i * 4, ''), '');
-        list.pos[i] = r.pos;
-        list.vt[i] = r.vt;
-        list.vtLen[i] = r.vtLen;
-        list.size[i] = r.size;
+        const pos = this.deref(start + i * 4, '');
+        this.locate(pos, '');
+        list.pos[i] = pos;
       } catch (e) {
         throw prefixed(e, `${path}[${i}]`);
       }
@@ -276,7 +316,8 @@ export class CheckedBuffer {
   fieldIntVectorOf(t: TableRef, slot: number, path: string, recent: readonly (readonly number[])[]): number[] | null {
     const p = this.field(t, slot, 4, path);
     if (p === 0) return null;
-    const { start, count } = this.vector(p, 4, path);
+    const start = this.vectorAt(p, 4, path, true);
+    const count = this.lastCount;
     const v = this.view;
     for (let k = 0; k < recent.length; k++) {
       const same = recent[k]!;
@@ -309,8 +350,8 @@ export class CheckedBuffer {
   fieldBytes(t: TableRef, slot: number, path: string): Uint8Array | null {
     const p = this.field(t, slot, 4, path);
     if (p === 0) return null;
-    const { start, count } = this.vector(p, 1, path, false);
-    return this.bytes.subarray(start, start + count);
+    const start = this.vectorAt(p, 1, path, false);
+    return this.bytes.subarray(start, start + this.lastCount);
   }
 
   // ---- generic, schema-driven decoding (option tables, unions) ----------------------------

@@ -6,11 +6,11 @@
 import { float32Text, float64Text } from '../tensor-text';
 import type { Graph, GraphAttribute, GraphConstant, GraphEdge, GraphInfo, GraphNode, GraphPort, GraphStats, ModelSummary } from '../graph/model';
 import { operatorCategory } from './categories';
-import type { CircleBuffer, CircleModel, CircleSubGraph, OptionTable, OptionValue, UnionValue } from './model';
+import type { CircleBuffer, CircleModel, CircleSubGraph, CircleTensor, OptionTable, OptionValue, UnionValue } from './model';
 import { builtinOperatorName, dtypeName, enumValueName, operatorType, tensorTypeString } from './names';
 import { CIRCLE_SCHEMA } from './schema-table';
 import type { SchemaField } from './fbs-schema';
-import { PackBuilder, shapeText, type GraphPack } from '../graph/pack';
+import { PackBuilder, categoryIndex, kindIndex, shapeText, type GraphPack, type StringTableBuilder } from '../graph/pack';
 import { readFloat16LE } from '../fp16';
 
 const CUSTOM = 32;
@@ -178,19 +178,52 @@ class AttributeIds {
 }
 
 /**
- * The in-node attributes of an options union value (what `optionAttributes` marks `inNode`) into a
- * pack, as string ids, in the same order; values formatted only for those.
+ * The in-node attributes of an options union value (what `optionAttributes` marks `inNode`), as
+ * string ids (name, value, name, value ...), in the same order; values formatted only for those.
  */
-function packInNodeAttributes(u: UnionValue | null, b: PackBuilder, ids: AttributeIds): void {
-  const def = u ? CIRCLE_SCHEMA.tables[u.name] : undefined;
-  if (!u || !def) return;
+function inNodeAttributeIds(u: UnionValue, ids: AttributeIds): number[] {
+  const out: number[] = [];
+  const def = CIRCLE_SCHEMA.tables[u.name];
+  if (!def) return out;
   for (const f of def.fields) {
     if (f.deprecated) continue;
     const v = u.fields[f.name];
     if (v === undefined || !shownInNode(f, v)) continue;
-    b.attribute(ids.name(f), ids.value(f, v));
+    out.push(ids.name(f), ids.value(f, v));
+  }
+  return out;
+}
+
+/**
+ * What an options value puts into a pack (its in-node attribute ids and its subgraph references),
+ * remembered for the last few values by identity: the reader shares equal option values
+ * (read.ts), so 100,000 operators hold a handful of them and each is looked through once. Within
+ * one packing nothing changes the model, and the string ids are the ones the first look gave
+ * (a string table gives a text the same id every time).
+ */
+class PackedOptions {
+  private readonly values: UnionValue[] = [];
+  private readonly attributes: number[][] = [];
+  private readonly refs: string[][] = [];
+  private next = 0;
+  constructor(private readonly ids: AttributeIds) {}
+  /** writes the in-node attributes of `u` to the node added last; returns its subgraph references */
+  pack(u: UnionValue, b: PackBuilder): string[] {
+    let k = this.values.indexOf(u);
+    if (k < 0) {
+      k = this.next;
+      this.next = (k + 1) % RECENT_OPTIONS;
+      this.values[k] = u;
+      this.attributes[k] = inNodeAttributeIds(u, this.ids);
+      this.refs[k] = subgraphRefs(u);
+    }
+    const a = this.attributes[k]!;
+    for (let j = 0; j < a.length; j += 2) b.attribute(a[j]!, a[j + 1]!);
+    return this.refs[k]!;
   }
 }
+const RECENT_OPTIONS = 8;
+const NO_REFS: string[] = [];
 
 function subgraphRefs(u: UnionValue | null): string[] {
   if (!u || !mayReferToSubgraphs(u.name)) return [];
@@ -398,115 +431,273 @@ function sameInts(a: readonly number[], b: readonly number[]): boolean {
 export function toGraphPack(model: CircleModel, subgraphIndex: number): GraphPack {
   const sg: CircleSubGraph | undefined = model.subgraphs[subgraphIndex];
   if (!sg) throw new RangeError(`subgraph ${subgraphIndex} does not exist (the model has ${model.subgraphs.length})`);
-  const tensors = sg.tensors;
-  const nt = tensors.length;
-  const isGraphInput = new Uint8Array(nt);
-  for (const t of sg.inputs) if (t >= 0 && t < nt) isGraphInput[t] = 1;
-  const isConstant = new Uint8Array(nt);
-  for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
-  // capacities: one node per input, operator and output; edges and constant rows are counted
-  // below as they come (columns grow), these hints spare most of the regrowing at 100,000 operators
-  const b = new PackBuilder(sg.inputs.length + sg.operators.length + sg.outputs.length, sg.operators.length * 2, sg.operators.length);
-  const st = b.strings;
-  // per tensor, once: its name and type text as string ids (type texts through a cache of the
-  // last few shapes: a network repeats a handful, so most tensors build and hash no text at all)
-  const nameId = new Int32Array(nt).fill(-1);
-  const labelId = new Int32Array(nt).fill(-1);
-  const nameOf = (t: number): number => (nameId[t]! >= 0 ? nameId[t]! : (nameId[t] = st.append(tensors[t]!.name)));
-  const typeTexts = new RecentShapes((type, shape, sig) => st.add(tensorTypeString(type, shape, sig)));
-  const labelOf = (t: number): number => {
-    if (labelId[t]! < 0) {
-      const x = tensors[t]!;
-      labelId[t] = typeTexts.id(x.type, x.shape, x.shapeSignature);
-    }
-    return labelId[t]!;
-  };
-  // a constant's row texts: the shape (dynamic dimensions as -1) through the same kind of cache,
-  // the dtype once per type, an empty value once
-  const shapeTexts = new RecentShapes((_type, shape, sig) =>
-    st.add(shapeText(sig && sig.length === shape.length ? shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : shape)),
-  );
-  const dtypeIds = new Map<number, number>();
-  const dtypeOf = (type: number): number => {
-    let id = dtypeIds.get(type);
-    if (id === undefined) dtypeIds.set(type, (id = st.add(dtypeName(type))));
-    return id;
-  };
-  const source = new Int32Array(nt).fill(-1);
-  const inputType = st.add('Input');
-  const outputType = st.add('Output');
+  const p = new SubgraphPacker(model, sg);
+  p.graphInputs();
+  p.operators();
+  p.operatorEdges();
+  p.graphOutputs();
+  return p.b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges: p.edges });
+}
 
-  for (const t of sg.inputs) {
-    if (t < 0 || t >= nt || source[t] !== -1) continue;
-    source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
-  }
-  // per op code, once: type, category, input roles
-  const byCode = new Map<number, { type: number; typeText: string; category: GraphNode['category']; roles: string[]; roleIds: number[]; custom: boolean }>();
-  const attrIds = new AttributeIds(st);
-  let noValue: number | undefined;
-  const opNode = new Int32Array(sg.operators.length);
+/**
+ * The number of edges, constant rows and in-node attribute rows `toGraphPack` writes for a
+ * subgraph, counted the way it writes them (exported for the test that holds the two together).
+ */
+export function packSizes(sg: CircleSubGraph, isConstant: Uint8Array): { edges: number; constants: number; attributes: number } {
+  const nt = isConstant.length;
+  const seenBy = new Int32Array(nt).fill(-1);
+  const shown = new RecentCounts();
+  let edges = 0, constants = 0, attributes = 0;
   for (let i = 0; i < sg.operators.length; i++) {
     const op = sg.operators[i]!;
-    let code = byCode.get(op.opcodeIndex);
-    if (!code) {
-      const oc = model.operatorCodes[op.opcodeIndex];
-      const builtin = oc ? builtinOperatorName(oc.code) : `Unknown(opcode_index ${op.opcodeIndex})`;
-      const custom = !!oc && oc.code === CUSTOM;
-      const typeText = operatorType(model, op.opcodeIndex);
-      code = { type: st.add(typeText), typeText, category: operatorCategory(builtin, custom), roles: INPUT_ROLES[builtin] ?? [], roleIds: [], custom };
-      byCode.set(op.opcodeIndex, code);
-    }
-    let firstOut = -1;
-    for (const t of op.outputs) if (t >= 0 && t < nt) { firstOut = t; break; }
-    const node = b.node(st.append(`op:${i}`), 'op', code.type, firstOut >= 0 ? nameOf(firstOut) : st.add(code.typeText), code.category, i);
-    for (let k = 0; k < op.inputs.length; k++) {
-      const t = op.inputs[k]!;
-      if (t < 0 || t >= nt || !isConstant[t]) continue;
-      const x = tensors[t]!;
-      const role = code.roleIds[k] ?? (code.roleIds[k] = st.add(code.roles[k] ?? String(k)));
-      const shape = shapeTexts.id(0, x.shape, x.shapeSignature);
-      const dtype = dtypeOf(x.type);
-      const value = x.shape.length === 0 ? scalarValue(x.type, model.buffers[x.buffer]) : null;
-      b.constant(role, shape, dtype, value === null ? (noValue ??= st.add('')) : st.add(value));
-    }
-    packInNodeAttributes(op.builtinOptions, b, attrIds);
-    packInNodeAttributes(op.builtinOptions2, b, attrIds);
-    if (op.builtinOptions || op.builtinOptions2) {
-      const r1 = subgraphRefs(op.builtinOptions), r2 = subgraphRefs(op.builtinOptions2);
-      if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
-    }
-    opNode[i] = node;
-    for (const t of op.outputs) if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
-  }
-  const sourceOf = (t: number): number => {
-    if (source[t] === -1) {
-      source[t] = b.node(st.append(`in:${t}`), 'input', inputType, nameOf(t), 'Input', t);
+    const inputs = op.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
+      if (t < 0 || t >= nt) continue;
+      if (isConstant[t]) constants++;
+      else if (seenBy[t] !== i) {
+        seenBy[t] = i;
+        edges++;
       }
-    return source[t]!;
-  };
-  let edges = 0;
-  const edge = (t: number, to: number) => {
-    // named as its tensor: the string its source node (named by the same tensor) holds already
-    b.edge(sourceOf(t), to, t, nameOf(t), labelOf(t));
-    edges++;
-  };
-  // one edge per (tensor, consumer): a tensor read twice by an op counts once (seen: the op that last read it)
-  const seenBy = new Int32Array(nt).fill(-1);
-  for (let i = 0; i < sg.operators.length; i++) {
-    for (const t of sg.operators[i]!.inputs) {
-      if (t < 0 || t >= nt || seenBy[t] === i || isConstant[t]) continue;
-      seenBy[t] = i;
-      edge(t, opNode[i]!);
     }
+    if (op.builtinOptions) attributes += shown.of(op.builtinOptions);
+    if (op.builtinOptions2) attributes += shown.of(op.builtinOptions2);
   }
   for (let k = 0; k < sg.outputs.length; k++) {
     const t = sg.outputs[k]!;
-    if (t < 0 || t >= nt) continue;
-    const at = b.node(st.append(`out:${k}`), 'output', outputType, nameOf(t), 'Output', t);
-    if (!isConstant[t]) edge(t, at);
+    if (t >= 0 && t < nt && !isConstant[t]) edges++;
   }
-  return b.finish(graphId(subgraphIndex), subgraphName(model, subgraphIndex), { nodes: sg.operators.length, edges });
+  return { edges, constants, attributes };
 }
+
+/** The in-node attribute count of an options value (as `inNodeAttributeIds` finds them), for the last few values by identity. */
+class RecentCounts {
+  private readonly values: UnionValue[] = [];
+  private readonly counts: number[] = [];
+  private next = 0;
+  of(u: UnionValue): number {
+    const k = this.values.indexOf(u);
+    if (k >= 0) return this.counts[k]!;
+    let n = 0;
+    const def = CIRCLE_SCHEMA.tables[u.name];
+    if (def) {
+      for (const f of def.fields) {
+        if (f.deprecated) continue;
+        const v = u.fields[f.name];
+        if (v !== undefined && shownInNode(f, v)) n++;
+      }
+    }
+    const at = this.next;
+    this.next = (at + 1) % RECENT_OPTIONS;
+    this.values[at] = u;
+    this.counts[at] = n;
+    return n;
+  }
+}
+
+/** What `toGraphPack` keeps per op code: type, category, input roles. */
+interface PackedCode {
+  type: number;
+  typeText: string;
+  category: number;
+  roles: string[];
+  roleIds: number[];
+}
+
+/**
+ * The state of one `toGraphPack`, its steps as methods: each per-operator step is a function of
+ * its own, optimized on its own after a few calls (one long function was optimized in the middle
+ * of its loops and deoptimized on reaching code that had not run yet).
+ */
+class SubgraphPacker {
+  readonly b: PackBuilder;
+  private readonly st: StringTableBuilder;
+  private readonly tensors: CircleTensor[];
+  private readonly nt: number;
+  private readonly isConstant: Uint8Array;
+  /** per tensor, once: its name and type text as string ids (-1: not yet) */
+  private readonly nameId: Int32Array;
+  private readonly labelId: Int32Array;
+  /** node of the tensor's producer (-1: none yet) */
+  private readonly source: Int32Array;
+  private readonly opNode: Int32Array;
+  private readonly seenBy: Int32Array;
+  private readonly typeTexts: RecentShapes;
+  private readonly shapeTexts: RecentShapes;
+  private readonly dtypeIds = new Map<number, number>();
+  /** per op code index, once */
+  private readonly codes: (PackedCode | undefined)[] = [];
+  private readonly packedOptions: PackedOptions;
+  private readonly inputType: number;
+  private readonly outputType: number;
+  private noValue = -1;
+  edges = 0;
+
+  constructor(private readonly model: CircleModel, private readonly sg: CircleSubGraph) {
+    const tensors = (this.tensors = sg.tensors);
+    const nt = (this.nt = tensors.length);
+    const isGraphInput = new Uint8Array(nt);
+    for (let k = 0; k < sg.inputs.length; k++) {
+      const t = sg.inputs[k]!;
+      if (t >= 0 && t < nt) isGraphInput[t] = 1;
+    }
+    const isConstant = (this.isConstant = new Uint8Array(nt));
+    for (let t = 0; t < nt; t++) if (!isGraphInput[t] && bufferHasData(model.buffers[tensors[t]!.buffer])) isConstant[t] = 1;
+    // capacities: one node per input, operator and output (a hint: input nodes for tensors nobody
+    // produces come on top); edges, constant and attribute rows counted exactly, so that those
+    // columns are neither regrown nor copied to their length at the end; the string table sized
+    // for every node id and tensor name (a hint: past it, it grows)
+    const nodes = sg.inputs.length + sg.operators.length + sg.outputs.length;
+    const sizes = packSizes(sg, isConstant);
+    let nameBytes = 0;
+    for (let t = 0; t < nt; t++) nameBytes += tensors[t]!.name.length;
+    this.b = new PackBuilder(nodes, sizes.edges, sizes.constants, sizes.attributes, nodes + nt + 1024, nameBytes + 12 * nodes + (1 << 16));
+    const st = (this.st = this.b.strings);
+    this.nameId = new Int32Array(nt).fill(-1);
+    this.labelId = new Int32Array(nt).fill(-1);
+    this.source = new Int32Array(nt).fill(-1);
+    this.seenBy = new Int32Array(nt).fill(-1);
+    this.opNode = new Int32Array(sg.operators.length);
+    // type texts through a cache of the last few shapes: a network repeats a handful, so most
+    // tensors build and hash no text at all
+    this.typeTexts = new RecentShapes((type, shape, sig) => st.add(tensorTypeString(type, shape, sig)));
+    // a constant's row texts: the shape (dynamic dimensions as -1) through the same kind of cache,
+    // the dtype once per type, an empty value once
+    this.shapeTexts = new RecentShapes((_type, shape, sig) =>
+      st.add(shapeText(sig && sig.length === shape.length ? shape.map((d, j) => (sig[j] === -1 ? -1 : d)) : shape)),
+    );
+    this.inputType = st.add('Input');
+    this.outputType = st.add('Output');
+    this.packedOptions = new PackedOptions(new AttributeIds(st));
+  }
+
+  private nameOf(t: number): number {
+    const id = this.nameId[t]!;
+    return id >= 0 ? id : (this.nameId[t] = this.st.append(this.tensors[t]!.name));
+  }
+
+  private labelOf(t: number): number {
+    const id = this.labelId[t]!;
+    if (id >= 0) return id;
+    const x = this.tensors[t]!;
+    return (this.labelId[t] = this.typeTexts.id(x.type, x.shape, x.shapeSignature));
+  }
+
+  private dtypeOf(type: number): number {
+    let id = this.dtypeIds.get(type);
+    if (id === undefined) this.dtypeIds.set(type, (id = this.st.add(dtypeName(type))));
+    return id;
+  }
+
+  private codeOf(opcodeIndex: number): PackedCode {
+    let code = this.codes[opcodeIndex];
+    if (!code) {
+      const oc = this.model.operatorCodes[opcodeIndex];
+      const builtin = oc ? builtinOperatorName(oc.code) : `Unknown(opcode_index ${opcodeIndex})`;
+      const custom = !!oc && oc.code === CUSTOM;
+      const typeText = operatorType(this.model, opcodeIndex);
+      code = { type: this.st.add(typeText), typeText, category: categoryIndex(operatorCategory(builtin, custom)), roles: INPUT_ROLES[builtin] ?? [], roleIds: [] };
+      this.codes[opcodeIndex] = code;
+    }
+    return code;
+  }
+
+  private inputNode(t: number): number {
+    return this.b.nodeIndexed(this.st.appendNumbered('in:', t), INPUT_KIND, this.inputType, this.nameOf(t), INPUT_CATEGORY, t);
+  }
+
+  graphInputs(): void {
+    const inputs = this.sg.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
+      if (t < 0 || t >= this.nt || this.source[t] !== -1) continue;
+      this.source[t] = this.inputNode(t);
+    }
+  }
+
+  /** every operator's node (each loop a function of its own: optimized while it runs, on its own) */
+  operators(): void {
+    for (let i = 0; i < this.sg.operators.length; i++) this.operator(i);
+  }
+
+  /** the node of operator i, its constant rows and in-node attributes */
+  private operator(i: number): void {
+    const op = this.sg.operators[i]!;
+    const { b, st, nt, source } = this;
+    const code = this.codeOf(op.opcodeIndex);
+    const outputs = op.outputs;
+    let firstOut = -1;
+    for (let k = 0; k < outputs.length; k++) {
+      const t = outputs[k]!;
+      if (t >= 0 && t < nt) {
+        firstOut = t;
+        break;
+      }
+    }
+    const node = b.nodeIndexed(st.appendNumbered('op:', i), OP_KIND, code.type, firstOut >= 0 ? this.nameOf(firstOut) : st.add(code.typeText), code.category, i);
+    const inputs = op.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
+      if (t < 0 || t >= nt || !this.isConstant[t]) continue;
+      const x = this.tensors[t]!;
+      const role = code.roleIds[k] ?? (code.roleIds[k] = st.add(code.roles[k] ?? String(k)));
+      const shape = this.shapeTexts.id(0, x.shape, x.shapeSignature);
+      const dtype = this.dtypeOf(x.type);
+      const value = x.shape.length === 0 ? scalarValue(x.type, this.model.buffers[x.buffer]) : null;
+      b.constant(role, shape, dtype, value === null ? (this.noValue >= 0 ? this.noValue : (this.noValue = st.add(''))) : st.add(value));
+    }
+    const r1 = op.builtinOptions ? this.packedOptions.pack(op.builtinOptions, b) : NO_REFS;
+    const r2 = op.builtinOptions2 ? this.packedOptions.pack(op.builtinOptions2, b) : NO_REFS;
+    if (r1.length || r2.length) b.subgraphRefs(node, [...r1, ...r2]);
+    this.opNode[i] = node;
+    for (let k = 0; k < outputs.length; k++) {
+      const t = outputs[k]!;
+      if (t >= 0 && t < nt && source[t] === -1) source[t] = node;
+    }
+  }
+
+  /** an edge from the tensor's producer (an input node made for it when it has none) to `to` */
+  private edge(t: number, to: number): void {
+    if (this.source[t] === -1) this.source[t] = this.inputNode(t);
+    // named as its tensor: the string its source node (named by the same tensor) holds already
+    this.b.edge(this.source[t]!, to, t, this.nameOf(t), this.labelOf(t));
+    this.edges++;
+  }
+
+  /**
+   * the edges into every operator (after every operator's node): one per (tensor, consumer), a
+   * tensor read twice by an op counts once (seenBy: the op that last read it)
+   */
+  operatorEdges(): void {
+    for (let i = 0; i < this.sg.operators.length; i++) this.edgesInto(i);
+  }
+
+  private edgesInto(i: number): void {
+    const inputs = this.sg.operators[i]!.inputs;
+    const { nt, seenBy, isConstant } = this;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
+      if (t < 0 || t >= nt || seenBy[t] === i || isConstant[t]) continue;
+      seenBy[t] = i;
+      this.edge(t, this.opNode[i]!);
+    }
+  }
+
+  graphOutputs(): void {
+    const outputs = this.sg.outputs;
+    for (let k = 0; k < outputs.length; k++) {
+      const t = outputs[k]!;
+      if (t < 0 || t >= this.nt) continue;
+      const at = this.b.nodeIndexed(this.st.appendNumbered('out:', k), OUTPUT_KIND, this.outputType, this.nameOf(t), OUTPUT_CATEGORY, t);
+      if (!this.isConstant[t]) this.edge(t, at);
+    }
+  }
+}
+const OP_KIND = kindIndex('op');
+const INPUT_KIND = kindIndex('input');
+const OUTPUT_KIND = kindIndex('output');
+const INPUT_CATEGORY = categoryIndex('Input');
+const OUTPUT_CATEGORY = categoryIndex('Output');
 
 /** The stats `toGraph` would give, counted without building the graph. */
 export function graphStats(model: CircleModel, subgraphIndex: number): GraphStats {
@@ -520,7 +711,9 @@ export function graphStats(model: CircleModel, subgraphIndex: number): GraphStat
   // a tensor read twice by an op counts once (seenBy: the op that last read it)
   const seenBy = new Int32Array(nt).fill(-1);
   for (let i = 0; i < sg.operators.length; i++) {
-    for (const t of sg.operators[i]!.inputs) {
+    const inputs = sg.operators[i]!.inputs;
+    for (let k = 0; k < inputs.length; k++) {
+      const t = inputs[k]!;
       if (t < 0 || t >= nt || seenBy[t] === i || constant(t)) continue;
       seenBy[t] = i;
       edges++;
@@ -555,7 +748,8 @@ export function metadataPreview(data: Uint8Array | null, size: number): string {
 export function summarize(model: CircleModel, file: string): ModelSummary {
   let inline = 0;
   let external = 0;
-  for (const b of model.buffers) {
+  for (let i = 0; i < model.buffers.length; i++) {
+    const b = model.buffers[i]!;
     if (b.data && b.data.length) inline += b.data.length;
     else if (b.offset > 1 && b.size > 0) external += b.size;
   }

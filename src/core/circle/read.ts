@@ -23,6 +23,7 @@ import type {
   UnionValue,
 } from './model';
 import { CIRCLE_SCHEMA } from './schema-table';
+import type { SchemaTableDef } from './fbs-schema';
 
 import { CIRCLE_IDENTIFIER, TFLITE_IDENTIFIER, identifierOf } from './detect';
 
@@ -126,6 +127,23 @@ function readEach<T>(c: CheckedBuffer, tables: TableList | null, path: string, r
 }
 
 /**
+ * `readEach` for the three long vectors (buffers, tensors, operators), each a copy of its own:
+ * one shared loop was optimized for the reader it met first and deoptimized by the next.
+ */
+function readBuffers(c: CheckedBuffer, tables: TableList | null, path: string): CircleBuffer[] {
+  if (!tables) return [];
+  const out = new Array<CircleBuffer>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      out[i] = readBuffer(c, tables.at(i));
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
+    }
+  }
+  return out;
+}
+
+/**
  * Shared by every table that leaves the vector out (most operators have no intermediates, most
  * tensors no variants): one frozen empty array, not one per table (300,000 fewer objects to
  * allocate and keep at 100,000 operators). Frozen, so that a caller filling it in place fails
@@ -157,7 +175,7 @@ export function read(bytes: Uint8Array, file: string): CircleModel {
   const M = S.model;
 
   const operatorCodes = (c.fieldTableVector(root, M.operatorCodes, 'operator_codes') ?? []).map((t, i) => readOpcode(c, t, `operator_codes[${i}]`));
-  const buffers = readEach(c, c.fieldTableList(root, M.buffers, 'buffers'), 'buffers', readBuffer);
+  const buffers = readBuffers(c, c.fieldTableList(root, M.buffers, 'buffers'), 'buffers');
   const subgraphs = (c.fieldTableVector(root, M.subgraphs, 'subgraphs') ?? []).map((t, i) => readSubGraph(c, t, `subgraphs[${i}]`));
   const metadata = (c.fieldTableVector(root, M.metadata, 'metadata') ?? []).map(
     (t, i): CircleMetadata => ({
@@ -221,16 +239,23 @@ function readSubGraph(c: CheckedBuffer, t: TableRef, path: string): CircleSubGra
  * array per tensor was a sixth of the objects the reader made and kept.
  */
 function readTensors(c: CheckedBuffer, tables: TableList | null, path: string): CircleTensor[] {
+  if (!tables) return [];
   const recent: (readonly number[])[] = [];
   let next = 0;
-  return readEach(c, tables, path, (c, t) => {
-    const x = readTensor(c, t, recent);
-    if (x.shape !== NONE && !recent.includes(x.shape)) {
-      recent[next] = Object.freeze(x.shape);
-      next = (next + 1) % RECENT_SHAPES;
+  const out = new Array<CircleTensor>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      const x = readTensor(c, tables.at(i), recent);
+      if (x.shape !== NONE && !recent.includes(x.shape)) {
+        recent[next] = Object.freeze(x.shape);
+        next = (next + 1) % RECENT_SHAPES;
+      }
+      out[i] = x;
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
     }
-    return x;
-  });
+  }
+  return out;
 }
 const RECENT_SHAPES = 4;
 
@@ -284,25 +309,126 @@ function readQuantization(c: CheckedBuffer, t: TableRef, path: string): CircleQu
  * each were a fifth of what the reader kept.
  */
 function readOperators(c: CheckedBuffer, tables: TableList | null, path: string): CircleOperator[] {
-  const recent: UnionValue[] = [];
-  let next = 0;
-  const shared = (u: UnionValue | null): UnionValue | null => {
+  if (!tables) return [];
+  const recent = new RecentOptions();
+  const out = new Array<CircleOperator>(tables.count);
+  for (let i = 0; i < tables.count; i++) {
+    try {
+      out[i] = readOperator(c, tables.at(i), recent);
+    } catch (e) {
+      throw prefixed(e, `${path}[${i}]`);
+    }
+  }
+  return out;
+}
+const RECENT_OPTIONS = 8;
+
+/**
+ * The option values read last, twice over: by value (`shared`: an equal flat value is the one
+ * read before) and by bytes (`sameBytes`: a table of scalars only whose vtable and inline bytes
+ * equal those of one decoded before decodes to the same value, so it is not decoded again; its
+ * vtable and size are still located and checked, and charged, by `CheckedBuffer.tableInto`).
+ */
+class RecentOptions {
+  private readonly values: UnionValue[] = [];
+  private nextValue = 0;
+  /** by bytes: union type, the table's vtable position and length, position and size, its value */
+  private readonly types: number[] = [];
+  private readonly vts: number[] = [];
+  private readonly vtLens: number[] = [];
+  private readonly poss: number[] = [];
+  private readonly sizes: number[] = [];
+  private readonly decoded: UnionValue[] = [];
+  private nextBytes = 0;
+  /** the options table being read (`CheckedBuffer.tableInto`), not one TableRef per operator */
+  readonly scratch: TableRef = { pos: 0, vt: 0, vtLen: 0, size: 0 };
+
+  shared(u: UnionValue | null): UnionValue | null {
     if (!u) return u;
+    const recent = this.values;
     for (let k = 0; k < recent.length; k++) if (sameOptions(recent[k]!, u)) return recent[k]!;
     if (!flatOptions(u)) return u;
     Object.freeze(u.fields);
-    recent[next] = Object.freeze(u);
-    next = (next + 1) % RECENT_OPTIONS;
+    recent[this.nextValue] = Object.freeze(u);
+    this.nextValue = (this.nextValue + 1) % RECENT_OPTIONS;
     return u;
-  };
-  return readEach(c, tables, path, (c, t) => {
-    const op = readOperator(c, t);
-    op.builtinOptions = shared(op.builtinOptions);
-    op.builtinOptions2 = shared(op.builtinOptions2);
-    return op;
-  });
+  }
+
+  /** the value remembered for a table of union type `type` with the same bytes as `t`, or null */
+  sameBytes(b: Uint8Array, type: number, t: TableRef): UnionValue | null {
+    for (let k = 0; k < this.decoded.length; k++) {
+      if (this.types[k] !== type || this.vtLens[k] !== t.vtLen || this.sizes[k] !== t.size) continue;
+      const vt = this.vts[k]!;
+      if (vt !== t.vt && !sameBytes(b, vt, t.vt, t.vtLen)) continue;
+      // the table's inline bytes after its vtable offset
+      if (!sameBytes(b, this.poss[k]! + 4, t.pos + 4, t.size - 4)) continue;
+      return this.decoded[k]!;
+    }
+    return null;
+  }
+
+  rememberBytes(type: number, t: TableRef, value: UnionValue): void {
+    const at = this.nextBytes;
+    this.nextBytes = (at + 1) % RECENT_OPTIONS;
+    this.types[at] = type;
+    this.vts[at] = t.vt;
+    this.vtLens[at] = t.vtLen;
+    this.poss[at] = t.pos;
+    this.sizes[at] = t.size;
+    this.decoded[at] = value;
+  }
 }
-const RECENT_OPTIONS = 8;
+
+function sameBytes(b: Uint8Array, x: number, y: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (b[x + i] !== b[y + i]) return false;
+  return true;
+}
+
+/**
+ * Whether the value of a table depends only on its vtable and inline bytes: every field a
+ * non-vector scalar or enum (no offsets to strings, tables or vectors). Per schema table, once.
+ */
+const SCALARS_ONLY = new Map<SchemaTableDef, boolean>();
+function scalarsOnly(def: SchemaTableDef): boolean {
+  let only = SCALARS_ONLY.get(def);
+  if (only === undefined) {
+    only = def.fields.every((f) => f.deprecated || (!f.vector && (f.type.kind === 'scalar' || f.type.kind === 'enum')));
+    SCALARS_ONLY.set(def, only);
+  }
+  return only;
+}
+
+/** The member table of a union type id, or undefined for an unknown id (per union and id, once). */
+const MEMBERS = new Map<string, (SchemaTableDef | null)[]>();
+function memberOf(unionName: string, type: number): SchemaTableDef | undefined {
+  let byType = MEMBERS.get(unionName);
+  if (!byType) MEMBERS.set(unionName, (byType = []));
+  let def = byType[type];
+  if (def === undefined) {
+    const member = CIRCLE_SCHEMA.unions[unionName]?.[String(type)];
+    byType[type] = def = (member ? CIRCLE_SCHEMA.tables[member] : undefined) ?? null;
+  }
+  return def ?? undefined;
+}
+
+/**
+ * `CheckedBuffer.fieldUnion` of an operator's options, shared through `recent`: the same checks
+ * in the same order (type byte, value field, table), the same value; a table of scalars only with
+ * the bytes of one read before is that one's value without decoding it again.
+ */
+function readOptions(c: CheckedBuffer, t: TableRef, slot: number, unionName: string, path: string, recent: RecentOptions): UnionValue | null {
+  const type = c.fieldScalar(t, slot - 1, 'ubyte', 0, path);
+  if (type === 0) return null;
+  const valuePos = c.field(t, slot, 4, path);
+  const def = memberOf(unionName, type);
+  if (!def || valuePos === 0 || !scalarsOnly(def)) return recent.shared(c.decodeUnion(unionName, type, valuePos, path));
+  const table = c.tableInto(c.deref(valuePos, path), path, recent.scratch);
+  const known = recent.sameBytes(c.bytes, type, table);
+  if (known) return known;
+  const u = recent.shared({ type, name: def.name, fields: c.decodeTable(def, table, path) })!;
+  recent.rememberBytes(type, table, u);
+  return u;
+}
 
 /** Whether every field of an options value is a scalar, an enum, a string or absent (no vector, no table). */
 function flatOptions(u: UnionValue): boolean {
@@ -328,15 +454,15 @@ function sameOptions(a: UnionValue, b: UnionValue): boolean {
 }
 
 /** An operator; paths relative to it (`readEach` names the operator when something fails). */
-function readOperator(c: CheckedBuffer, t: TableRef): CircleOperator {
+function readOperator(c: CheckedBuffer, t: TableRef, recent: RecentOptions): CircleOperator {
   const O = S.op;
   const mutating = c.fieldScalarVector(t, O.mutating, 'bool', 'mutating_variable_inputs');
   return {
     opcodeIndex: c.fieldScalar(t, O.opcodeIndex, 'uint', 0, 'opcode_index'),
     inputs: c.fieldScalarVector(t, O.inputs, 'int', 'inputs') ?? [],
     outputs: c.fieldScalarVector(t, O.outputs, 'int', 'outputs') ?? [],
-    builtinOptions: c.fieldUnion(t, O.options, 'BuiltinOptions', 'builtin_options'),
-    builtinOptions2: c.fieldUnion(t, O.options2, 'BuiltinOptions2', 'builtin_options_2'),
+    builtinOptions: readOptions(c, t, O.options, 'BuiltinOptions', 'builtin_options', recent),
+    builtinOptions2: readOptions(c, t, O.options2, 'BuiltinOptions2', 'builtin_options_2', recent),
     customOptions: c.fieldBytes(t, O.customOptions, 'custom_options'),
     customOptionsFormat: c.fieldScalar(t, O.customFormat, 'byte', 0, 'custom_options_format'),
     mutatingVariableInputs: mutating ? mutating.map((v) => v !== 0) : NONE,
@@ -371,27 +497,28 @@ function checkReferences(m: CircleModel, file: string): void {
     sg.tensors.forEach((t, i) => {
       if (t.buffer !== 0 && t.buffer >= nb) bad(`subgraphs[${s}].tensors[${i}].buffer`, `tensor "${t.name}" refers to buffer ${t.buffer}, but the model has ${nb} buffers`);
     });
-    // paths are made only for a bad index
-    const list = (xs: number[], path: () => string, allowOmitted: boolean) => {
+    // paths are made only for a bad index (`at`: where the list is, `subgraphs[s]` in front)
+    const list = (xs: number[], at: string, allowOmitted: boolean) => {
       const min = allowOmitted ? -1 : 0;
       for (let k = 0; k < xs.length; k++) {
         const x = xs[k]!;
-        if (x >= nt || x < min) bad(`${path()}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
+        if (x >= nt || x < min) bad(`subgraphs[${s}].${at}[${k}]`, `tensor index ${x} is out of range (the subgraph has ${nt} tensors)`);
       }
     };
     const inRange = (xs: number[]) => {
       for (let k = 0; k < xs.length; k++) if (xs[k]! >= nt || xs[k]! < -1) return false;
       return true;
     };
-    list(sg.inputs, () => `subgraphs[${s}].inputs`, false);
-    list(sg.outputs, () => `subgraphs[${s}].outputs`, false);
+    list(sg.inputs, 'inputs', false);
+    list(sg.outputs, 'outputs', false);
+    // nothing in this loop closes over `o`: a closure that did made a context per operator
     for (let o = 0; o < sg.operators.length; o++) {
       const op = sg.operators[o]!;
       if (op.opcodeIndex >= m.operatorCodes.length) bad(`subgraphs[${s}].operators[${o}].opcode_index`, `operator code ${op.opcodeIndex} is out of range (the model has ${m.operatorCodes.length})`);
       if (inRange(op.inputs) && inRange(op.outputs) && inRange(op.intermediates)) continue;
-      list(op.inputs, () => `subgraphs[${s}].operators[${o}].inputs`, true);
-      list(op.outputs, () => `subgraphs[${s}].operators[${o}].outputs`, true);
-      list(op.intermediates, () => `subgraphs[${s}].operators[${o}].intermediates`, true);
+      list(op.inputs, `operators[${o}].inputs`, true);
+      list(op.outputs, `operators[${o}].outputs`, true);
+      list(op.intermediates, `operators[${o}].intermediates`, true);
     }
   });
   m.metadata.forEach((md, i) => {

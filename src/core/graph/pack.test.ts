@@ -77,6 +77,24 @@ describe('graph pack', () => {
     expect(ids.map((i) => decodeStrings(st.finish())[i])).toEqual(['a\ufffdb', '\u4e2d\ud83d\ude00', 'x\ufffd', 'tail']);
   });
 
+  it('appendNumbered stores what append of the text stores, table bytes and offsets alike (property)', () => {
+    const prefix = fc.string({ unit: fc.constantFrom('o', 'p', ':', '\u00e9', '\u4e2d', '\ud83d\ude00'), maxLength: 4 });
+    // integers of every digit count, the powers of ten around them, and values appendNumbered leaves to append
+    const n = fc.oneof(fc.nat(), fc.integer({ min: 0, max: 15 }).map((k) => 10 ** k), fc.integer({ min: 1, max: 15 }).map((k) => 10 ** k - 1), fc.constantFrom(-1, -0, 1.5, 2 ** 53, Infinity, NaN));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(prefix, n, fc.string({ maxLength: 3 })), { maxLength: 30 }), (items) => {
+        const a = new StringTableBuilder();
+        const b = new StringTableBuilder();
+        for (const [p, x, between] of items) {
+          expect(a.appendNumbered(p, x)).toBe(b.append(`${p}${x}`));
+          expect(a.add(between)).toBe(b.add(between));
+        }
+        expect(a.finish()).toEqual(b.finish());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('sliced decoding gives the strings of the one-call decode, whatever piece size cuts through characters (property)', async () => {
     const text = fc.string({ unit: fc.oneof(fc.constantFrom('a', '\u00e9', '\u4e2d', '\ud83d\ude00', '\ud800'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 9 });
     await fc.assert(

@@ -18,6 +18,14 @@ export const CATEGORIES: NodeCategory[] = [
   'Quantization', 'Custom', 'Control', 'Input', 'Output', 'Constant', 'Other',
 ];
 const CATEGORY_INDEX = new Map(CATEGORIES.map((c, i) => [c, i]));
+/** the index of a node kind in KINDS, as a pack stores it (0 for an unknown one) */
+export function kindIndex(kind: NodeKind): number {
+  return Math.max(0, KINDS.indexOf(kind));
+}
+/** the index of a category in CATEGORIES, as a pack stores it ('Other' for an unknown one) */
+export function categoryIndex(category: NodeCategory): number {
+  return CATEGORY_INDEX.get(category) ?? CATEGORY_INDEX.get('Other')!;
+}
 
 /**
  * Strings as one UTF-8 text: decoded, string i is the code units offsets[i] .. offsets[i + 1] of
@@ -80,10 +88,16 @@ export interface GraphPack {
 export class StringTableBuilder {
   private readonly ids = new Map<string, number>();
   private count = 0;
-  private offsets = new Uint32Array(1024);
+  private offsets: Uint32Array;
   private used = 0;
-  private bytes = new Uint8Array(1 << 16);
+  private bytes: Uint8Array;
   private written = 0;
+
+  /** capacity hints (the table grows past them): strings, UTF-8 bytes */
+  constructor(strings = 1023, bytes = 1 << 16) {
+    this.offsets = new Uint32Array(Math.max(1, strings) + 1);
+    this.bytes = new Uint8Array(Math.max(16, bytes));
+  }
 
   /** index of `s` in the table (added on first sight) */
   add(s: string): number {
@@ -111,14 +125,49 @@ export class StringTableBuilder {
     return id;
   }
 
-  private write(s: string): void {
-    const n = s.length;
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit
-    if (this.written + 3 * n > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.written + 3 * n));
+  /**
+   * `append(prefix + String(n))` for an integer n >= 0 (node ids `op:12`) without making the
+   * string: the prefix as `append` writes it, then the digits.
+   */
+  appendNumbered(prefix: string, n: number): number {
+    if (!(Number.isSafeInteger(n) && n >= 0)) return this.append(`${prefix}${n}`);
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    const id = this.count++;
+    if (id + 1 === this.offsets.length) {
+      const grown = new Uint32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.used += prefix.length + digits;
+    this.offsets[id + 1] = this.used;
+    this.write(prefix);
+    this.reserve(digits);
+    const b = this.bytes;
+    let at = this.written + digits;
+    this.written = at;
+    for (let x = n; ; ) {
+      const q = Math.floor(x / 10);
+      b[--at] = 0x30 + (x - 10 * q);
+      if (q === 0) break;
+      x = q;
+    }
+    return id;
+  }
+
+  /** room for `n` more bytes */
+  private reserve(n: number): void {
+    if (this.written + n > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.written + n));
       grown.set(this.bytes.subarray(0, this.written));
       this.bytes = grown;
     }
+  }
+
+  private write(s: string): void {
+    const n = s.length;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit
+    this.reserve(3 * n);
     const b = this.bytes;
     let at = this.written;
     for (let i = 0; i < n; i++) {
@@ -227,7 +276,7 @@ const u32 = (n: number) => new U32Column(new Uint32Array(n));
  * and attributes belong to the node added last. Capacities are hints; every column grows.
  */
 export class PackBuilder {
-  readonly strings = new StringTableBuilder();
+  readonly strings: StringTableBuilder;
   private readonly nodeId: U32Column;
   private readonly kind: U8Column;
   private readonly type: U32Column;
@@ -251,14 +300,19 @@ export class PackBuilder {
   private readonly edgeName: U32Column;
   private readonly edgeLabel: U32Column;
 
-  /** `rows`: a hint for the constants and for the in-node attributes (each) */
-  constructor(nodes = 16, edges = 16, rows = 16) {
+  /**
+   * Capacity hints (every column grows past them; a column filled exactly to its capacity is
+   * returned by `finish` without a copy): `rows` for the constants, `attributeRows` for the
+   * in-node attributes, `strings` and `stringBytes` for the string table.
+   */
+  constructor(nodes = 16, edges = 16, rows = 16, attributeRows = rows, strings?: number, stringBytes?: number) {
+    this.strings = new StringTableBuilder(strings, stringBytes);
     this.constName = u32(rows);
     this.constShape = u32(rows);
     this.constDtype = u32(rows);
     this.constValue = u32(rows);
-    this.attrName = u32(rows);
-    this.attrValue = u32(rows);
+    this.attrName = u32(attributeRows);
+    this.attrValue = u32(attributeRows);
     this.nodeId = u32(nodes);
     this.kind = u8(nodes);
     this.type = u32(nodes);
@@ -286,12 +340,17 @@ export class PackBuilder {
    * `append` for unique ones such as ids and names). Returns its index.
    */
   node(id: number, kind: NodeKind, type: number, name: number, category: NodeCategory, index: number, group = -1): number {
+    return this.nodeIndexed(id, kindIndex(kind), type, name, categoryIndex(category), index, group);
+  }
+
+  /** `node` with the kind and category as `kindIndex` and `categoryIndex` give them (looked up once by the caller) */
+  nodeIndexed(id: number, kind: number, type: number, name: number, category: number, index: number, group = -1): number {
     const i = this.kind.length;
     this.nodeId.push(id);
-    this.kind.push(Math.max(0, KINDS.indexOf(kind)));
+    this.kind.push(kind);
     this.type.push(type);
     this.nodeName.push(name);
-    this.category.push(CATEGORY_INDEX.get(category) ?? CATEGORY_INDEX.get('Other')!);
+    this.category.push(category);
     this.index.push(index);
     this.group.push(group);
     this.constStart.push(this.constName.length);
