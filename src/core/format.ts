@@ -57,7 +57,11 @@ export interface GraphService {
    */
   pack?(graphId: string): GraphPack;
   nodeDetails(graphId: string, nodeIndex: number): NodeDetails;
-  tensorDetails(graphId: string, tensor: number): TensorDetails;
+  /**
+   * A tensor's details; a constant's values as text wrapped at `valuesWidth` characters (the
+   * side panel's width; `PANEL_WIDTH` when not given). Formats without value text ignore it.
+   */
+  tensorDetails(graphId: string, tensor: number, valuesWidth?: number): TensorDetails;
   /** a constant tensor's values as a NumPy `.npy` file (null: no values to export); formats without it offer no export */
   tensorNpy?(graphId: string, tensor: number): { name: string; bytes: Uint8Array } | null;
 }

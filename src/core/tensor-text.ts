@@ -9,8 +9,20 @@
  * library prints a strided, elided view over a reader function.
  */
 
-/** characters per line in the side panel's values box (narrower than NumPy's 75) */
-export const PANEL_WIDTH = 56;
+/**
+ * Characters per line in the side panel's values box when the panel does not say its width: what
+ * the default panel (28% of a 1280-pixel window) holds at the box's 11 px monospace.
+ */
+export const PANEL_WIDTH = 46;
+/** the narrowest and widest lines the panel may ask for */
+export const PANEL_WIDTH_MIN = 24;
+export const PANEL_WIDTH_MAX = 200;
+
+/** A width the panel asked for, held to PANEL_WIDTH_MIN..MAX (anything else: PANEL_WIDTH). */
+export function panelWidth(chars: number | undefined): number {
+  if (chars === undefined || !Number.isFinite(chars)) return PANEL_WIDTH;
+  return Math.min(PANEL_WIDTH_MAX, Math.max(PANEL_WIDTH_MIN, Math.floor(chars)));
+}
 
 export type ValueKind = 'float32' | 'float64' | 'integer' | 'bool';
 

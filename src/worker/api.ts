@@ -262,7 +262,8 @@ export interface ModelWorkerApi {
    */
   warmGraph(docId: string, graphId: string): Promise<void>;
   nodeDetails(docId: string, graphId: string, nodeIndex: number): Promise<NodeDetails>;
-  tensorDetails(docId: string, graphId: string, tensor: number): Promise<TensorDetails>;
+  /** `valuesWidth`: characters per line of a constant's values text (the panel's width) */
+  tensorDetails(docId: string, graphId: string, tensor: number, valuesWidth?: number): Promise<TensorDetails>;
   /** a constant tensor as a `.npy` file (null when the format or the tensor has no values to export) */
   tensorNpy(docId: string, graphId: string, tensor: number): Promise<{ name: string; bytes: Uint8Array } | null>;
   find(docId: string, graphId: string, query: string): Promise<{ results: FindResult[]; total: number; ms: number }>;

@@ -262,8 +262,8 @@ export function createModelService(host: RunHost = {}): ModelWorkerApi {
     async nodeDetails(docId, graphId, nodeIndex) {
       return graphs(docId).nodeDetails(graphId, nodeIndex);
     },
-    async tensorDetails(docId, graphId, tensor) {
-      return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor);
+    async tensorDetails(docId, graphId, tensor, valuesWidth) {
+      return serviceOf(await wholeDoc(docId), 'graph').tensorDetails(graphId, tensor, valuesWidth);
     },
     async tensorNpy(docId, graphId, tensor) {
       const graph = serviceOf(await wholeDoc(docId), 'graph');

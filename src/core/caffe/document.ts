@@ -10,7 +10,7 @@ import { FormatError } from '../errors';
 import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
 import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
-import { PANEL_WIDTH, tensorText } from '../tensor-text';
+import { PANEL_WIDTH, panelWidth, tensorText } from '../tensor-text';
 import { writeNpy } from './npy';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
@@ -149,10 +149,10 @@ function bytesText(n: number): string {
 }
 
 /** the blob's values along its shape; reads only the printed elements of a zero-copy view, or decodes blobs up to 4M values */
-function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values']): string | undefined {
+function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values'], valuesWidth: number): string | undefined {
   if (!values || values.count > 1 << 22) return undefined;
   const all = values.toFloat32();
-  return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: PANEL_WIDTH });
+  return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: panelWidth(valuesWidth) });
 }
 
 /** A weight blob as a float32 `.npy`; null for activations and missing weights. */
@@ -168,7 +168,7 @@ export function caffeTensorNpy(model: CaffeModel, tensor: number): { name: strin
   return { name: `${layer.name}_${role}.npy`.replace(/[^\w.-]+/g, '_'), bytes: writeNpy(shape.reduce((a, d) => a * d, 1) === data.length ? shape : [data.length], data) };
 }
 
-export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTensorDetails {
+export function caffeTensorDetails(model: CaffeModel, tensor: number, valuesWidth = PANEL_WIDTH): CaffeTensorDetails {
   const net = model.net;
   const base = { subgraph: 0, index: tensor, dtype: 'float32', typeName: 'FLOAT32', type: 0, shapeSignature: null, isVariable: false, buffer: -1, quantization: null };
   const w = weightOf(model, tensor);
@@ -198,7 +198,7 @@ export function caffeTensorDetails(model: CaffeModel, tensor: number): CaffeTens
     typeString: shapeLabel(shape),
     constant: true,
     byteLength: values.byteLength,
-    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram, text: blobText(shape, values) },
+    values: { first, count: stats.count, min: stats.min, max: stats.max, mean: stats.mean, dequantized: null, std: stats.std, histogram, text: blobText(shape, values, valuesWidth) },
     note: values.kind === 'float' ? null : `stored as ${values.kind} values`,
     stats,
     histogram,
@@ -279,7 +279,7 @@ export function openCaffeDocument(files: SourceFile[], options: CaffeOpenOptions
           }
           return { node, extra };
         },
-        tensorDetails: (_graphId: string, tensor: number): TensorDetails => caffeTensorDetails(model, tensor),
+        tensorDetails: (_graphId: string, tensor: number, valuesWidth?: number): TensorDetails => caffeTensorDetails(model, tensor, valuesWidth),
         tensorNpy: (_graphId: string, tensor: number) => caffeTensorNpy(model, tensor),
       },
       inspect: caffeInspect(model),

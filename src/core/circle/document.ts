@@ -84,7 +84,7 @@ export function open(files: SourceFile[]): FormatDocument {
           }
           return { node, extra };
         },
-        tensorDetails: (graphId, tensor) => tensorDetails(model, subgraphIndexOf(graphId), tensor, main.bytes),
+        tensorDetails: (graphId, tensor, valuesWidth) => tensorDetails(model, subgraphIndexOf(graphId), tensor, main.bytes, valuesWidth),
         tensorNpy: (graphId, tensor) => tensorNpy(model, subgraphIndexOf(graphId), tensor, main.bytes),
       },
       partition: {

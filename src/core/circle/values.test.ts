@@ -114,4 +114,27 @@ describe('tensorDetails', () => {
     expect(Array.from(readNpy(tensorNpy(m, 0, 1)!.bytes, 'b').data)).toEqual([1, 0, -1]);
     expect(tensorNpy(m, 0, 0)).toBeNull(); // not a constant
   });
+
+  it("wraps the values at the panel's width, held to 24..200 characters (46 when not given)", () => {
+    const m = sampleModel();
+    const values = Array.from({ length: 64 }, (_, i) => Math.fround((i - 32) / 7));
+    m.buffers[1] = { data: f32(values), offset: 0, size: 0 };
+    m.subgraphs[0]!.tensors[1] = tensor('w', [64], { buffer: 1 });
+    const back = read(write(m), 'x');
+    const widest = (width?: number) => Math.max(...tensorDetails(back, 0, 1, undefined, width).values!.text!.split('\n').map((l) => l.length));
+    const lines = (width?: number) => tensorDetails(back, 0, 1, undefined, width).values!.text!.split('\n').length;
+    // each number is 11 characters wide with its separator (`-4.5714288,`): a line holds what fits
+    expect(widest(100)).toBeLessThanOrEqual(100);
+    expect(widest(100)).toBeGreaterThan(100 - 12);
+    expect(widest(40)).toBeLessThanOrEqual(40);
+    expect(lines(40)).toBeGreaterThan(lines(100));
+    expect(widest()).toBeLessThanOrEqual(46);
+    expect(widest()).toBeGreaterThan(46 - 12);
+    expect(tensorDetails(back, 0, 1, undefined, 1).values!.text).toBe(tensorDetails(back, 0, 1, undefined, 24).values!.text);
+    expect(tensorDetails(back, 0, 1, undefined, 10_000).values!.text).toBe(tensorDetails(back, 0, 1, undefined, 200).values!.text);
+    expect(tensorDetails(back, 0, 1, undefined, NaN).values!.text).toBe(tensorDetails(back, 0, 1).values!.text);
+    // the numbers are the same whatever the width
+    const numbers = (width: number) => tensorDetails(back, 0, 1, undefined, width).values!.text!.replace(/[[\]\s]/g, '');
+    expect(numbers(24)).toBe(numbers(200));
+  });
 });

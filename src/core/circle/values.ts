@@ -8,7 +8,7 @@ import type { CircleModel } from './model';
 import { bufferHasData } from './graph';
 import { dtypeName, tensorTypeName } from './names';
 import { readFloat16LE } from '../fp16';
-import { float32Text, PANEL_WIDTH, tensorText, type ValueKind } from '../tensor-text';
+import { float32Text, PANEL_WIDTH, panelWidth, tensorText, type ValueKind } from '../tensor-text';
 import { writeNpyBytes } from '../caffe/npy';
 
 export const FIRST_VALUES = 64;
@@ -171,7 +171,7 @@ export function tensorNpy(model: CircleModel, sg: number, tensorIndex: number, f
  * Details of tensor `tensorIndex` of subgraph `sg`. `fileBytes` (the whole file) is needed only
  * for tensors whose data is stored outside the FlatBuffer (extended buffers).
  */
-export function tensorDetails(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array): TensorDetails {
+export function tensorDetails(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array, valuesWidth = PANEL_WIDTH): TensorDetails {
   const subgraph = model.subgraphs[sg];
   if (!subgraph) throw new RangeError(`subgraph ${sg} does not exist`);
   const t = subgraph.tensors[tensorIndex];
@@ -220,7 +220,7 @@ export function tensorDetails(model: CircleModel, sg: number, tensorIndex: numbe
           return scale * (Number(v) - zp);
         });
       }
-      const text = tensorText(count === expected ? t.shape : [count], count, t.type === 6 ? (i) => get(i) !== 0 : get, valueKind(t.type), { width: PANEL_WIDTH });
+      const text = tensorText(count === expected ? t.shape : [count], count, t.type === 6 ? (i) => get(i) !== 0 : get, valueKind(t.type), { width: panelWidth(valuesWidth) });
       values = count ? { first, count, min, max, mean: sum / count, dequantized, text } : { first, count, min: NaN, max: NaN, mean: NaN, dequantized, text };
     }
   }

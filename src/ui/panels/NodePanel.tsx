@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { GraphPort, TensorDetails } from '../../worker/api';
 import { openGraph, workers } from '../actions';
 import type { PanelSubject } from './subject';
@@ -112,6 +112,53 @@ function Row({ name, value }: { name: string; value: string }) {
   );
 }
 
+/** The width of one character of the values box's monospace font (`.tensor-values`), measured once. */
+let valuesCharPx = 0;
+function valuesCharWidth(): number {
+  if (valuesCharPx > 0) return valuesCharPx;
+  const probe = document.createElement('pre');
+  probe.className = 'tensor-values';
+  probe.style.cssText = 'position:absolute;visibility:hidden;padding:0;max-width:none;overflow:visible';
+  probe.textContent = '0'.repeat(100);
+  document.body.appendChild(probe);
+  const px = probe.getBoundingClientRect().width / 100;
+  probe.remove();
+  return px > 0 ? (valuesCharPx = px) : 6.6;
+}
+
+/**
+ * How many characters a line of the values box holds in this port: the port's width less its
+ * padding (6 px a side), the box's (4 px a side) and room for the box's vertical scroll bar.
+ * Measured before the first fetch and again (150 ms after the last change) as the panel resizes;
+ * undefined until measured. The worker holds it to a sane range.
+ */
+function useValuesWidth(ref: RefObject<HTMLElement | null>): number | undefined {
+  const [chars, setChars] = useState<number>();
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => {
+      const px = el.clientWidth - 12 - 8 - 16;
+      const next = Math.max(1, Math.floor(px / valuesCharWidth()));
+      // a hidden panel measures 0: keep the last width rather than asking for the narrowest text
+      if (el.clientWidth > 0) setChars(next);
+      else setChars((c) => c ?? next);
+    };
+    measure();
+    let timer = 0;
+    const ro = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = window.setTimeout(measure, 150);
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      clearTimeout(timer);
+    };
+  }, [ref]);
+  return chars;
+}
+
 function fmt(v: number | boolean): string {
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Number.isInteger(v)) return String(v);
@@ -132,26 +179,38 @@ async function exportNpy(subject: PanelSubject, tensor: number, name: string) {
   }
 }
 
-/** One input or output: tensor details are decoded on demand in the worker. */
+/** One input or output: tensor details are decoded on demand in the worker, a constant's values laid out to the panel's width. */
 function Port({ subject, port }: { subject: PanelSubject; port: GraphPort }) {
-  const [t, setT] = useState<TensorDetails | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const chars = useValuesWidth(box);
+  // details with the tensor they are of: a width change keeps them on screen while the new text comes
+  const key = `${subject.workerDocId}\u0000${subject.graphId}\u0000${port.tensor}`;
+  const [got, setGot] = useState<{ key: string; details: TensorDetails } | null>(null);
+  const last = useRef(got);
   const [err, setErr] = useState<string | null>(null);
   useEffect(() => {
+    if (port.tensor < 0 || chars === undefined) return;
+    // a width change asks again only for a tensor whose values are text laid out to the width
+    const prev = last.current;
+    if (prev?.key === key && prev.details.values?.text === undefined) return;
     let live = true;
-    setT(null);
     setErr(null);
-    if (port.tensor < 0) return;
     workers()
-      .model.api.tensorDetails(subject.workerDocId, subject.graphId, port.tensor)
-      .then((d) => live && setT(d))
+      .model.api.tensorDetails(subject.workerDocId, subject.graphId, port.tensor, chars)
+      .then((d) => {
+        if (!live) return;
+        last.current = { key, details: d };
+        setGot(last.current);
+      })
       .catch((e: Error) => live && setErr(e.message));
     return () => {
       live = false;
     };
-  }, [subject.workerDocId, subject.graphId, port.tensor]);
+  }, [subject.workerDocId, subject.graphId, port.tensor, chars, key]);
+  const t = got?.key === key ? got.details : null;
 
   return (
-    <div className="port">
+    <div className="port" ref={box}>
       <div className="port-head">
         <span>
           <b>{port.name}</b> {port.tensor < 0 ? <span className="muted">(omitted)</span> : port.label}
