@@ -33,7 +33,8 @@ export function StatusBar() {
   const parts: string[] = [];
   if (doc) parts.push(docLabel(doc));
   if (doc && doc.summary.graphs.length > 1) parts.push(doc.summary.graphs.find((g) => g.id === doc.graphId)?.name || doc.graphId);
-  const counts = doc ? countsText(doc.summary, doc.graphId) : '0 nodes · 0 edges';
+  // an empty studio has nothing to count: it says so rather than `0 nodes · 0 edges`
+  const counts = doc ? countsText(doc.summary, doc.graphId) : 'no document open';
   let state = 'ready';
   if (opening) state = 'opening…';
   else if (doc?.loading) state = `${doc.loading.phase}${doc.loading.fraction > 0 ? ` ${Math.round(doc.loading.fraction * 100)}%` : ''}`;
