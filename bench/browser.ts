@@ -5,7 +5,8 @@
  * repository, served here by a static server):
  * - open to painted graph for circle models of 1,000 / 3,000 / 10,000 / 100,000 operators
  *   (test/support/circle-synthetic.ts: CONV_2D -> RELU -> ADD blocks with a skip, constant
- *   weights), each app opening the same file on disk through its file input (a disk-backed File,
+ *   weights), and of 100,000 operators in ResNet bottleneck blocks of 8 operators (a projection
+ *   beside three convolutions, `bottleneckCircle`; `100000/8` in SIZES), each app opening the same file on disk through its file input (a disk-backed File,
  *   as a person's pick or drop gives; the drop handler calls the same code): from the input's
  *   `change` event to the first frame drawn for that graph (ours: the canvas; Netron: its SVG
  *   shown, after one more animation frame);
@@ -17,7 +18,7 @@
  *   second and the renderer's draw time per frame.
  * Without NETRON_DIR the Netron columns say "not measured"; no figure is quoted from elsewhere.
  *
- * Environment: SIZES=1000,100000 narrows the sizes, RUNS=3 the opens per size (median reported),
+ * Environment: SIZES=1000,100000 narrows the sizes (`N/8`: N operators in 8-operator bottleneck blocks), RUNS=3 the opens per size (median reported),
  * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves our server, NETRON_PORT Netron's (a free port otherwise),
  * TRACE=1 (TRACE_ONLY=1: nothing else) prints where the time of one open of the largest size goes
  * (User Timing measures of the UI thread and both workers, from a Chromium trace via CDP, and the
@@ -33,11 +34,24 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { write } from '../src/core/circle/write';
-import { resnetLikeCircle } from '../test/support/circle-synthetic';
+import { bottleneckCircle, resnetLikeCircle } from '../test/support/circle-synthetic';
 import { launchChromium, requireChromium, startPreview } from './support/harness';
 import { serveStatic, type StaticServer } from './support/static-server';
 
-const SIZES = process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [1000, 3000, 10000, 100000];
+/** a model of the bench: `n` operators, in 3-operator ResNet-like blocks or 8-operator bottleneck blocks */
+interface Case {
+  n: number;
+  block: 3 | 8;
+}
+const CASES: Case[] = (process.env.SIZES ?? '1000,3000,10000,100000,100000/8').split(',').map((s) => {
+  const [n, block] = s.split('/');
+  if (!Number(n) || (block !== undefined && block !== '3' && block !== '8')) throw new Error(`SIZES: ${s} is not N or N/3 or N/8 (operators / block size)`);
+  return { n: Number(n), block: block === '8' ? 8 : 3 };
+});
+const SIZES = CASES.map((c) => c.n);
+const caseModel = ({ n, block }: Case) => (block === 8 ? bottleneckCircle({ operators: n, name: `bottleneck_${n}` }) : resnetLikeCircle({ operators: n, name: `resnet_like_${n}` }));
+const caseName = ({ n, block }: Case) => (block === 8 ? `bottleneck_${n}` : `resnet_like_${n}`);
+const caseLabel = ({ n, block }: Case) => `${n.toLocaleString('en')}${block === 8 ? ' (8-operator blocks)' : ''}`;
 const RUNS = Math.max(1, Number(process.env.RUNS) || 3);
 const NETRON_TIMEOUT_S = Number(process.env.NETRON_TIMEOUT_S) || 120;
 const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5, 100000: 2.5 };
@@ -621,10 +635,11 @@ try {
   const rows: string[] = [];
   const cpuRows: string[] = [];
   const pzRows: string[] = [];
-  for (const n of process.env.TRACE_ONLY ? [] : SIZES) {
-    const bytes = write(resnetLikeCircle({ operators: n, name: `resnet_like_${n}` }));
-    const file = modelFile(`resnet_like_${n}.circle`, bytes);
-    await dropOurs(page, modelFile(`warmup_${n}.circle`, bytes), n); // warm the code caches once
+  for (const c of process.env.TRACE_ONLY ? [] : CASES) {
+    const n = c.n;
+    const bytes = write(caseModel(c));
+    const file = modelFile(`${caseName(c)}.circle`, bytes);
+    await dropOurs(page, modelFile(`warmup_${caseName(c)}.circle`, bytes), n); // warm the code caches once
     const ours = await median(() => dropOurs(page, file, n), n >= 100000 ? Math.min(RUNS, 3) : RUNS);
     let netronCells = ['not measured (NETRON_DIR unset)', '', '', ''];
     let theirs: Awaited<ReturnType<typeof median>> | null = null;
@@ -639,10 +654,10 @@ try {
       ];
     }
     rows.push(
-      `| ${n.toLocaleString('en')} | ${(bytes.length / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
+      `| ${caseLabel(c)} | ${(bytes.length / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
     );
-    if (ours.med.cpu) cpuRows.push(`| ${n.toLocaleString('en')} | ${secs(ours.med.paintMs)} | ${ours.med.cpu.map((t) => `${t.name} ${t.ms}`).join(', ')} |`);
-    if (PAN_ZOOM_SIZES.includes(n)) {
+    if (ours.med.cpu) cpuRows.push(`| ${caseLabel(c)} | ${secs(ours.med.paintMs)} | ${ours.med.cpu.map((t) => `${t.name} ${t.ms}`).join(', ')} |`);
+    if (PAN_ZOOM_SIZES.includes(n) && c.block === 3) {
       await dropOurs(page, file, n);
       const pz = await panZoom(page, '[data-testid=graph-canvas]', 3, false);
       let netronPz = 'not measured';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { toGraph, toGraphPack, summarize, metadataPreview, graphStats } from './graph';
 import { packGraph } from '../graph/pack';
 import { packContents } from '../graph/pack.test-util';
-import { resnetLikeCircle } from '../../../test/support/circle-synthetic';
+import { bottleneckCircle, resnetLikeCircle } from '../../../test/support/circle-synthetic';
 import { sampleModel, opcode, operator, options, tensor, f32 } from './testing';
 import type { CircleModel } from './model';
 import { operatorCategory } from './categories';
@@ -132,6 +132,20 @@ describe('toGraphPack', () => {
   it('packs what packGraph(toGraph) packs: the sample, a 1,000-operator ResNet-like chain', () => {
     same(read(write(sampleModel()), 's.circle'));
     same(read(write(resnetLikeCircle({ operators: 1000, name: 'r' })), 'r.circle'));
+    same(read(write(bottleneckCircle({ operators: 1000, name: 'b' })), 'b.circle'));
+  });
+
+  it("the bench's bottleneck chain: 8 operators a block, two paths joined by ADD, cut short at any count", () => {
+    const g = toGraph(read(write(bottleneckCircle({ operators: 16 })), 'b.circle'), 0);
+    const ops = g.nodes.filter((n) => n.kind === 'op');
+    expect(ops.map((n) => n.type)).toEqual(Array(2).fill(['CONV_2D', 'RELU', 'CONV_2D', 'RELU', 'CONV_2D', 'CONV_2D', 'ADD', 'RELU']).flat());
+    const id = (name: string) => g.nodes.findIndex((n) => n.kind === 'op' && n.name === name);
+    const into = (name: string) => g.edges.filter((e) => e.to === id(name)).map((e) => g.nodes[e.from]!.name).sort();
+    // the second block: both paths start at the first block's output, ADD joins them
+    expect(into('block1/conv_a')).toEqual(['block0/relu']);
+    expect(into('block1/projection')).toEqual(['block0/relu']);
+    expect(into('block1/add')).toEqual(['block1/conv_c', 'block1/projection']);
+    for (const n of [1, 5, 6, 7, 9, 100]) expect(read(write(bottleneckCircle({ operators: n })), 'b.circle').subgraphs[0]!.operators.length).toBe(n);
   });
 
   it('any model: orphan tensors, omitted inputs, repeated inputs, scalar constants, options, IF references, custom ops (property)', () => {
