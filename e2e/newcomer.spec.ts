@@ -19,6 +19,8 @@ test.describe('newcomer', () => {
     await expect(opens.locator('tr')).toHaveCount(5);
     for (const kind of ['Circle models', 'Partitions', 'NNAPI profiles', 'Caffe nets', 'NVDLA loadables']) await expect(opens).toContainText(kind);
     await expect(opens.getByRole('button', { name: /^Open / })).toHaveCount(5);
+    // 15: counts that match what is listed: nothing is open, so nothing is counted
+    await expect(page.getByRole('status')).toHaveText('no document open');
     await shot(page, 'start-page');
     // 15: the drop overlay covers the empty state rather than printing over it
     await page.evaluate(() => {
@@ -55,6 +57,18 @@ test.describe('newcomer', () => {
     const values = page.getByLabel('Values of gamma', { exact: false }).or(page.locator('pre.tensor-values')).first();
     await expect(values).toBeVisible();
     await expect(values).toHaveText(/^\[.*\]$/s);
+    // laid out to the panel's width: no line runs past the box, and a wider panel holds more a line
+    const fits = () => values.evaluate((el) => el.scrollWidth <= el.clientWidth);
+    const lineCount = async () => (await values.innerText()).split('\n').length;
+    expect(await fits()).toBe(true);
+    const narrowLines = await lineCount();
+    const split = page.getByRole('separator', { name: 'Resize the side panel' });
+    await split.focus();
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft'); // 256 px wider
+    await expect.poll(lineCount).toBeLessThan(narrowLines);
+    expect(await fits()).toBe(true);
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowRight'); // back
+    await expect.poll(lineCount).toBe(narrowLines);
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Save .npy' }).first().click();
     const file = await download;
