@@ -137,6 +137,54 @@ function realNeighbours(g: LayeredGraph, bottomUp: boolean): Uint8Array {
   return realNb;
 }
 
+/**
+ * Side branches of the main chain (`deadEnd`): an edge between two real nodes that the chain of
+ * operators does not go on through. A real node `l` below `u` with no real node below it (a
+ * ResNet block's projection, whose output goes on as a long edge to the ADD) is a dead end when
+ * `u` has another real child that the chain goes on through; and a real `u` above `l` with no
+ * real node above it (a second input) when `l` has another real parent that goes on upwards.
+ * No alignment puts such an edge in a block: left free, the projection took the block's input
+ * in the alignments that prefer the right, its chain of dummies could not take the ADD (real
+ * nodes first), and every block moved the spine by half a node's breadth (47 px a block: a
+ * 100,000-operator chain of bottlenecks drifted 580,000 px sideways; dagre's stays straight).
+ */
+interface SideBranches {
+  /** real nodes with a real neighbour below / above */
+  realDown: Uint8Array;
+  realUp: Uint8Array;
+  /** real nodes with a real child that has a real child / a real parent that has a real parent */
+  childGoesOn: Uint8Array;
+  parentGoesOn: Uint8Array;
+}
+
+function sideBranches(g: LayeredGraph, realDown: Uint8Array, realUp: Uint8Array): SideBranches {
+  const { realCount, upStart, up, downStart, down } = g;
+  const childGoesOn = new Uint8Array(realCount);
+  const parentGoesOn = new Uint8Array(realCount);
+  for (let v = 0; v < realCount; v++) {
+    for (let q = downStart[v]; q < downStart[v + 1]; q++) {
+      const w = down[q];
+      if (w < realCount && realDown[w]) {
+        childGoesOn[v] = 1;
+        break;
+      }
+    }
+    for (let q = upStart[v]; q < upStart[v + 1]; q++) {
+      const w = up[q];
+      if (w < realCount && realUp[w]) {
+        parentGoesOn[v] = 1;
+        break;
+      }
+    }
+  }
+  return { realDown, realUp, childGoesOn, parentGoesOn };
+}
+
+/** Whether the edge from real `u` down to real `l` is a side branch (see SideBranches). */
+function deadEnd(sb: SideBranches, u: number, l: number): boolean {
+  return (sb.realDown[l] === 0 && sb.childGoesOn[u] === 1) || (sb.realUp[u] === 0 && sb.parentGoesOn[l] === 1);
+}
+
 /** Every node its own block. */
 function selfAligned(count: number, root: Int32Array, al: Int32Array): void {
   for (let v = 0; v < count; v++) {
@@ -150,7 +198,7 @@ function align(
   vt: Variant,
   bottomUp: boolean,
   conflicts: Set<number>,
-  realNb: Uint8Array,
+  sb: SideBranches,
   ws: Int32Array,
   sc: Scratch,
 ): { root: Int32Array; align: Int32Array } {
@@ -162,12 +210,14 @@ function align(
   const root = sc.root;
   const al = sc.align;
   const { start, order, pos } = vt;
+  const realNb = bottomUp ? sb.realUp : sb.realDown;
   const checkConflicts = conflicts.size > 0;
   selfAligned(count, root, al);
   // Real nodes before long edges: a real node lines up with a real neighbour when it has one,
   // and a long edge only takes a real node that has no real neighbour on that side. So the
   // main chain of operators stays straight in all four alignments and long edges bend instead.
-  // (`realNb`: which real nodes have a real neighbour on that side.) The candidates of a node
+  // (`realNb`: which real nodes have a real neighbour on that side.) An edge off the chain to a
+  // side branch is never a candidate (`deadEnd`). The candidates of a node
   // go into `ws` (scratch as long as the longest neighbour list), sorted by position: positions
   // in a layer are distinct, so any sort gives the one order.
   for (let li = 0; li < rankCount; li++) {
@@ -177,16 +227,21 @@ function align(
       const a = nbStart[v];
       const b = nbStart[v + 1];
       if (a === b) continue;
-      let realOnly = false;
-      if (v < realCount) {
-        for (let q = a; q < b; q++) if (nb[q] < realCount) realOnly = true;
-      }
+      // a real node's real candidates, side branches left out; its long edges only without them
       let len = 0;
-      for (let q = a; q < b; q++) {
-        const w = nb[q];
-        if (realOnly && w >= realCount) continue;
-        if (v >= realCount && w < realCount && realNb[w]) continue;
-        ws[len++] = w;
+      if (v < realCount) {
+        for (let q = a; q < b; q++) {
+          const w = nb[q];
+          if (w < realCount && !(bottomUp ? deadEnd(sb, v, w) : deadEnd(sb, w, v))) ws[len++] = w;
+        }
+      }
+      if (len === 0) {
+        for (let q = a; q < b; q++) {
+          const w = nb[q];
+          // a real one here is a side branch of a real v, or a real node a dummy must not take
+          if (w < realCount && (v < realCount || realNb[w] === 1)) continue;
+          ws[len++] = w;
+        }
       }
       if (len === 0) continue;
       if (len > 16) {
@@ -319,11 +374,11 @@ export function assignAcross(g: LayeredGraph, nodesep: number, edgesep: number):
   for (let v = 0; v < count; v++) degree = Math.max(degree, g.upStart[v + 1] - g.upStart[v], g.downStart[v + 1] - g.downStart[v]);
   const ws = new Int32Array(degree);
   const sc = makeScratch(g);
+  const sb = sideBranches(g, realNeighbours(g, false), realNeighbours(g, true));
   for (const bottomUp of [false, true]) {
-    const realNb = realNeighbours(g, bottomUp);
     for (const rightToLeft of [false, true]) {
       const vt = makeVariant(g, bottomUp, rightToLeft, sc);
-      const { root } = align(g, vt, bottomUp, conflicts, realNb, ws, sc);
+      const { root } = align(g, vt, bottomUp, conflicts, sb, ws, sc);
       const xs = compact(g, vt, root, nodesep, edgesep, sc);
       if (rightToLeft) for (let v = 0; v < count; v++) xs[v] = -xs[v];
       xss.push(xs);

@@ -241,6 +241,33 @@ describe('layout', () => {
     expect(T.x[2] < T.x[3] && T.x[3] < T.x[4]).toBe(true);
   });
 
+  it("keeps ResNet's bottleneck spine straight: the projection beside it, as dagre does (no drift from block to block)", () => {
+    // input, then per block: conv_a, relu_a, conv_b, relu_b, conv_c, projection (of the block's input), add, relu
+    const sizes: [number, number][] = [[50, 20]];
+    const edges: [number, number][] = [];
+    const spine: number[][] = [];
+    const projections: number[] = [];
+    let prev = 0;
+    for (let b = 0; b < 40; b++) {
+      const at = sizes.length;
+      sizes.push([70, 58], [60, 30], [70, 58], [60, 30], [70, 58], [76, 58], [54, 30], [54, 30]);
+      const [ca, ra, cb, rb, cc, pj, add, relu] = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => at + k) as [number, number, number, number, number, number, number, number];
+      edges.push([prev, ca], [ca, ra], [ra, cb], [cb, rb], [rb, cc], [prev, pj], [cc, add], [pj, add], [add, relu]);
+      spine.push([ca, ra, cb, rb, cc, add, relu]);
+      projections.push(pj);
+      prev = relu;
+    }
+    for (const direction of ['TB', 'LR'] as const) {
+      const L = layout(toInput({ sizes, edges }), { direction });
+      const across = direction === 'TB' ? L.x : L.y;
+      // every operator of the main path on one line, block after block (it moved 47 px a block)
+      for (const block of spine) for (const v of block) expect(across[v]).toBeCloseTo(across[spine[0]![0]!]!, 6);
+      // each projection on the same side of it, one column
+      for (const p of projections) expect(across[p]).toBeCloseTo(across[projections[0]!]!, 6);
+      expect(across[projections[0]!]).not.toBeCloseTo(across[spine[0]![0]!]!, 0);
+    }
+  });
+
   it('stays linear on hubs and very long edges (past the dummy budget they are drawn straight)', () => {
     const n = 3000;
     const edges: [number, number][] = [];
@@ -322,8 +349,10 @@ describe('layout', () => {
   });
 
   it('lays out seeded graphs of every kind exactly as the single-function version of the phases did', () => {
-    // the digest was taken before the component layout and the Brandes-Koepf compaction were split
-    // into functions (a8d1a5e): a change here is a change of the layout, not of its structure
-    expect(layoutDigest(goldenLayouts())).toBe('093e023f');
+    // the digest pins the layout against refactoring: a change here is a change of the layout, not
+    // of its structure. Taken again when side branches were kept out of the alignments (the
+    // bottleneck test above): 89 of these 122 graphs moved, on the random ones by +0.2 % in total
+    // horizontal edge length and -0.6 % in bends, the ResNet-like chain not at all
+    expect(layoutDigest(goldenLayouts())).toBe('66ef084b');
   });
 });
