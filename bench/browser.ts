@@ -17,6 +17,8 @@
  *   through CDP): frames per second (requestAnimationFrame callbacks that ran), redraws per
  *   second and the renderer's draw time per frame.
  * Without NETRON_DIR the Netron columns say "not measured"; no figure is quoted from elsewhere.
+ * Each open runs in a tab of its own (the last one closed first); ours is measured for every model
+ * before Netron is for any, so Netron's 8 GB tabs do not weigh on ours.
  *
  * Environment: SIZES=1000,100000 narrows the sizes (`N/8`: N operators in 8-operator bottleneck blocks), RUNS=3 the opens per size (median reported),
  * NETRON_TIMEOUT_S=120 bounds a Netron open, BENCH_PORT moves our server, NETRON_PORT Netron's (a free port otherwise),
@@ -647,14 +649,30 @@ try {
   const rows: string[] = [];
   const cpuRows: string[] = [];
   const pzRows: string[] = [];
+  // ours for every case first, then Netron for every case: a 100,000-operator Netron tab grows to
+  // 8 GB, and the seconds after it is closed (the system taking that memory back) slowed the next
+  // opens of ours by up to half and stretched their UI tasks
+  type Figures = Awaited<ReturnType<typeof median>>;
+  const ourRuns: { c: Case; bytes: number; file: string; ours: Figures; pz?: PanZoomFigures }[] = [];
   for (const c of process.env.TRACE_ONLY ? [] : CASES) {
     const n = c.n;
     const bytes = write(caseModel(c));
     const file = modelFile(`${caseName(c)}.circle`, bytes);
     await dropOurs(await freshTab(), modelFile(`warmup_${caseName(c)}.circle`, bytes), n); // warm the code caches once
     const ours = await median(async () => dropOurs(await freshTab(), file, n), n >= 100000 ? Math.min(RUNS, 3) : RUNS);
+    let pz: PanZoomFigures | undefined;
+    if (PAN_ZOOM_SIZES.includes(n) && c.block === 3) {
+      const ourTab = await freshTab();
+      await dropOurs(ourTab, file, n);
+      pz = await panZoom(ourTab, '[data-testid=graph-canvas]', 3, false);
+    }
+    ourRuns.push({ c, bytes: bytes.length, file, ours, pz });
+  }
+  await freshTab(); // ours closed before Netron's first open
+  for (const { c, bytes, file, ours, pz } of ourRuns) {
+    const n = c.n;
     let netronCells = ['not measured (NETRON_DIR unset)', '', '', ''];
-    let theirs: Awaited<ReturnType<typeof median>> | null = null;
+    let theirs: Figures | null = null;
     if (netron) {
       theirs = await median(async () => dropNetron(await freshTab(), file), n >= 10000 ? 1 : RUNS);
       const t = theirs.med.paintMs;
@@ -666,13 +684,10 @@ try {
       ];
     }
     rows.push(
-      `| ${caseLabel(c)} | ${(bytes.length / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
+      `| ${caseLabel(c)} | ${(bytes / 1048576).toFixed(1)} MB | ${secs(ours.med.paintMs)} | ${secs(ours.med.labelsMs ?? null)} | ${TARGET_S[n] ?? '-'} s | ${ours.longest > 0 ? `${ours.longest.toFixed(0)} ms` : 'none over 50 ms'} | ${mb(ours.peak)} | ${netronCells.join(' | ')} |`,
     );
     if (ours.med.cpu) cpuRows.push(`| ${caseLabel(c)} | ${secs(ours.med.paintMs)} | ${ours.med.cpu.map((t) => `${t.name} ${t.ms}`).join(', ')} |`);
-    if (PAN_ZOOM_SIZES.includes(n) && c.block === 3) {
-      const ourTab = await freshTab();
-      await dropOurs(ourTab, file, n);
-      const pz = await panZoom(ourTab, '[data-testid=graph-canvas]', 3, false);
+    if (pz) {
       let netronPz = 'not measured';
       if (netron && theirs && theirs.med.paintMs !== null) {
         const theirTab = await freshTab();

@@ -117,17 +117,7 @@ export function bottleneckCircle(opts: Omit<SyntheticCircleOptions, 'padBytes'>)
     operators.push(op(0, [y, projection], [sum], { type: 11, name: 'AddOptions', fields: { fused_activation_function: 0, pot_scale_int16: true } }));
     x = operators.length >= opts.operators ? sum : relu(`${block}/relu`, sum);
   }
-  return {
-    identifier: 'CIR0',
-    version: 3,
-    description: `synthetic chain of ResNet bottleneck blocks, ${opts.operators} operators`,
-    operatorCodes: OPERATOR_CODES,
-    subgraphs: [{ name: opts.name ?? 'main', tensors, inputs: [input], outputs: [x], operators, deprecatedDataFormat: 0 }],
-    buffers,
-    metadataBuffer: [],
-    metadata: [],
-    signatureDefs: [],
-  };
+  return chainModel(`synthetic chain of ResNet bottleneck blocks, ${opts.operators} operators`, opts.name, { tensors, buffers, operators, input, output: x });
 }
 
 const CONV_OPTIONS: CircleOperator['builtinOptions'] = {
@@ -182,13 +172,22 @@ export function resnetLikeCircle(opts: SyntheticCircleOptions): CircleModel {
     x = add;
     skip = add;
   }
+  return chainModel(`synthetic ResNet-like chain, ${opts.operators} operators`, opts.name, { tensors, buffers, operators, input, output: x });
+}
+
+/** A one-subgraph model of these operators, tensors and buffers (one input, one output). */
+function chainModel(
+  description: string,
+  name: string | undefined,
+  g: { tensors: CircleTensor[]; buffers: CircleModel['buffers']; operators: CircleOperator[]; input: number; output: number },
+): CircleModel {
   return {
     identifier: 'CIR0',
     version: 3, // circle schema version, as circlechef writes it
-    description: `synthetic ResNet-like chain, ${opts.operators} operators`,
+    description,
     operatorCodes: OPERATOR_CODES,
-    subgraphs: [{ name: opts.name ?? 'main', tensors, inputs: [input], outputs: [x], operators, deprecatedDataFormat: 0 }],
-    buffers,
+    subgraphs: [{ name: name ?? 'main', tensors: g.tensors, inputs: [g.input], outputs: [g.output], operators: g.operators, deprecatedDataFormat: 0 }],
+    buffers: g.buffers,
     metadataBuffer: [],
     metadata: [],
     signatureDefs: [],
