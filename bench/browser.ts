@@ -28,7 +28,7 @@
  * UI thread's longest tasks); TRACE=2 adds the UI thread's self time per trace event, TRACE=cpu the
  * self time per function on every thread (V8's sampling profiler, on an unminified build); tracing
  * costs time too, which inflates every figure; TRACE_CATEGORIES=a,b adds trace categories and TRACE_OUT=file.json keeps the trace. LONG_TASKS=30 prints, for every open, the UI
- * thread's tasks of 30 ms or more with the User Timing measures that overlap them (no tracing).
+ * thread's tasks of 30 ms or more with the User Timing measures that overlap them and the scripts of the long animation frame around them (no tracing).
  * Run with `npm run bench -- browser` (or `npx tsx bench/browser.ts`).
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -214,6 +214,14 @@ async function watchLongTasks(page: Page) {
         w.__tasks.push([e.startTime, e.duration]);
       }
     }).observe({ type: 'longtask', buffered: false });
+    // the Long Animation Frames API names the scripts a long frame ran (LONG_TASKS lists them)
+    const l = window as unknown as { __frames: PerformanceEntry[] };
+    l.__frames = [];
+    try {
+      new PerformanceObserver((list) => void l.__frames.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: false });
+    } catch {
+      /* a browser without it */
+    }
   });
 }
 
@@ -241,9 +249,19 @@ async function longTasksSinceChange(page: Page, minMs: number): Promise<string> 
     const w = window as unknown as { __t0?: number; __tasks: [number, number][] };
     const t0 = w.__t0 ?? 0;
     const measures = performance.getEntriesByType('measure');
+    type Script = { invoker: string; sourceFunctionName: string; sourceURL: string; sourceCharPosition: number; duration: number; forcedStyleAndLayoutDuration: number };
+    type Frame = PerformanceEntry & { renderStart: number; styleAndLayoutStart: number; scripts: Script[] };
+    const frames = (window as unknown as { __frames?: Frame[] }).__frames ?? [];
     const rows = w.__tasks.filter(([start, ms]) => ms >= minMs && start + ms >= t0).map(([start, ms]) => {
       const inside = measures.filter((m) => m.startTime < start + ms && m.startTime + m.duration > start).map((m) => `${m.name.replace(/^npu:/, '')} ${m.duration.toFixed(0)}`);
-      return `${ms.toFixed(0)} ms at ${(start - t0).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
+      // the long animation frame around the task: its scripts (what invoked them, the function, where), and its rendering
+      const frame = frames.find((f) => f.startTime <= start + 1 && f.startTime + f.duration >= start + ms - 1);
+      const scripts = frame?.scripts
+        .filter((x) => x.duration >= 2)
+        .map((x) => `${x.invoker}${x.sourceFunctionName ? ` ${x.sourceFunctionName}` : ''} ${x.sourceURL.split('/').pop()}:${x.sourceCharPosition} ${x.duration.toFixed(0)} ms${x.forcedStyleAndLayoutDuration >= 1 ? ` (forced layout ${x.forcedStyleAndLayoutDuration.toFixed(0)})` : ''}`);
+      const render = frame && frame.renderStart > 0 ? `; render ${(frame.startTime + frame.duration - frame.renderStart).toFixed(0)} ms, style and layout ${(frame.startTime + frame.duration - frame.styleAndLayoutStart).toFixed(0)}` : '';
+      const loaf = frame ? ` {frame ${frame.duration.toFixed(0)} ms: ${scripts?.length ? scripts.join(', ') : 'no script over 2 ms'}${render}}` : '';
+      return `${ms.toFixed(0)} ms at ${(start - t0).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}${loaf}`;
     });
     return rows.length ? `tasks of ${minMs} ms or more: ${rows.join('; ')}` : `no task of ${minMs} ms or more`;
   }, minMs);
