@@ -15,8 +15,8 @@
  */
 export const PANEL_WIDTH = 46;
 /** the narrowest and widest lines the panel may ask for */
-export const PANEL_WIDTH_MIN = 24;
-export const PANEL_WIDTH_MAX = 200;
+const PANEL_WIDTH_MIN = 24;
+const PANEL_WIDTH_MAX = 200;
 
 /** A width the panel asked for, held to PANEL_WIDTH_MIN..MAX (anything else: PANEL_WIDTH). */
 export function panelWidth(chars: number | undefined): number {

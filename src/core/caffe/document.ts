@@ -10,7 +10,7 @@ import { FormatError } from '../errors';
 import type { DocumentOption, FormatDocument, InspectService, NodeDetails, OpenOptions, SourceFile } from '../format';
 import type { GraphAttribute, ModelSummary } from '../graph/model';
 import type { TensorDetails } from '../circle/values';
-import { PANEL_WIDTH, panelWidth, tensorText } from '../tensor-text';
+import { panelWidth, tensorText } from '../tensor-text';
 import { writeNpy } from './npy';
 import { streamedStats, type Histogram, type ValueStats } from './forward/stats';
 import { buildGraph, GRAPH_FOLDED, GRAPH_LAYERS, shapeLabel, weightOf, weightTensorIds, type GraphLayers } from './graph';
@@ -149,7 +149,7 @@ function bytesText(n: number): string {
 }
 
 /** the blob's values along its shape; reads only the printed elements of a zero-copy view, or decodes blobs up to 4M values */
-function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values'], valuesWidth: number): string | undefined {
+function blobText(shape: number[], values: NonNullable<CaffeModel['net']['layers'][number]['weights'][number]>['values'], valuesWidth: number | undefined): string | undefined {
   if (!values || values.count > 1 << 22) return undefined;
   const all = values.toFloat32();
   return tensorText(shape, all.length, (i) => all[i]!, 'float32', { width: panelWidth(valuesWidth) });
@@ -168,7 +168,7 @@ export function caffeTensorNpy(model: CaffeModel, tensor: number): { name: strin
   return { name: `${layer.name}_${role}.npy`.replace(/[^\w.-]+/g, '_'), bytes: writeNpy(shape.reduce((a, d) => a * d, 1) === data.length ? shape : [data.length], data) };
 }
 
-export function caffeTensorDetails(model: CaffeModel, tensor: number, valuesWidth = PANEL_WIDTH): CaffeTensorDetails {
+export function caffeTensorDetails(model: CaffeModel, tensor: number, valuesWidth?: number): CaffeTensorDetails {
   const net = model.net;
   const base = { subgraph: 0, index: tensor, dtype: 'float32', typeName: 'FLOAT32', type: 0, shapeSignature: null, isVariable: false, buffer: -1, quantization: null };
   const w = weightOf(model, tensor);

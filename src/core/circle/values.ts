@@ -8,7 +8,7 @@ import type { CircleModel } from './model';
 import { bufferHasData } from './graph';
 import { dtypeName, tensorTypeName } from './names';
 import { readFloat16LE } from '../fp16';
-import { float32Text, PANEL_WIDTH, panelWidth, tensorText, type ValueKind } from '../tensor-text';
+import { float32Text, panelWidth, tensorText, type ValueKind } from '../tensor-text';
 import { writeNpyBytes } from '../caffe/npy';
 
 export const FIRST_VALUES = 64;
@@ -171,7 +171,7 @@ export function tensorNpy(model: CircleModel, sg: number, tensorIndex: number, f
  * Details of tensor `tensorIndex` of subgraph `sg`. `fileBytes` (the whole file) is needed only
  * for tensors whose data is stored outside the FlatBuffer (extended buffers).
  */
-export function tensorDetails(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array, valuesWidth = PANEL_WIDTH): TensorDetails {
+export function tensorDetails(model: CircleModel, sg: number, tensorIndex: number, fileBytes?: Uint8Array, valuesWidth?: number): TensorDetails {
   const subgraph = model.subgraphs[sg];
   if (!subgraph) throw new RangeError(`subgraph ${sg} does not exist`);
   const t = subgraph.tensors[tensorIndex];
