@@ -12,7 +12,8 @@
  * int8 values side by side (`int8ScaleTies`; `--no-ties` keeps every tensor's own scale, as a
  * TensorRT table has).
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename, join } from 'node:path';
 import { FormatError } from '../core/errors';
 import { fastCaffeKernels } from '../core/caffe/forward/fast-kernels';
@@ -74,8 +75,8 @@ export const calibrateCommand: Command = {
 
     const model = openCaffeModel(
       [
-        { name: basename(positionals[0]!), bytes: new Uint8Array(readFileSync(positionals[0]!)) },
-        { name: basename(v.caffemodel), bytes: new Uint8Array(readFileSync(v.caffemodel)) },
+        { name: basename(positionals[0]!), bytes: new Uint8Array(readInput(positionals[0]!)) },
+        { name: basename(v.caffemodel), bytes: new Uint8Array(readInput(v.caffemodel)) },
       ],
       { batch: 1 },
     );
@@ -93,16 +94,16 @@ export const calibrateCommand: Command = {
       for (const f of files) {
         const path = join(v.inputs, f);
         if (f.endsWith('.npy')) {
-          const a = readNpy(new Uint8Array(readFileSync(path)), f);
+          const a = readNpy(new Uint8Array(readInput(path)), f);
           for (let i = 0; i * size < a.data.length; i++) items.push({ name: `${f}[${i}]`, values: () => a.data.slice(i * size, (i + 1) * size) });
         } else {
           const t = model.transform;
-          items.push({ name: f, values: () => imageToBlob(decodeImage(new Uint8Array(readFileSync(path)), f), input.shape!, { ...(color ? { color } : {}), scale: scale ?? t?.scale ?? 1, mean: mean ?? t?.mean ?? [0] }) });
+          items.push({ name: f, values: () => imageToBlob(decodeImage(new Uint8Array(readInput(path)), f), input.shape!, { ...(color ? { color } : {}), scale: scale ?? t?.scale ?? 1, mean: mean ?? t?.mean ?? [0] }) });
         }
       }
     } else {
       const f = basename(v.inputs);
-      const a = readNpy(new Uint8Array(readFileSync(v.inputs)), f);
+      const a = readNpy(new Uint8Array(readInput(v.inputs)), f);
       if (a.data.length % size !== 0) throw new FormatError({ kind: 'corrupt', file: f, message: `${a.data.length} values are not a whole number of items of the input's ${size} ([${input.shape.join(',')}])` });
       for (let i = 0; i * size < a.data.length; i++) items.push({ name: `${f}[${i}]`, values: () => a.data.subarray(i * size, (i + 1) * size) });
     }

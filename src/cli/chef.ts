@@ -2,7 +2,8 @@
  * `npu-studio chef RECIPE OUT.circle`: builds a circle model from a ONE recipe (tflchef text
  * format) with core's chef and writes it with core's circle writer.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { cookRecipe } from '../core/chef';
 import { describeError } from '../core/errors';
 import { write } from '../core/circle/write';
@@ -16,7 +17,7 @@ export const chefCommand: Command = {
     const { positionals } = parseOptions(argv, {});
     if (positionals.length !== 2) throw new UsageError(positionals.length < 2 ? 'needs a recipe and an output file' : 'takes exactly two files');
     const [recipe, out] = positionals as [string, string];
-    const text = readFileSync(recipe, 'utf8');
+    const text = readInput(recipe, 'utf8');
     const { model, diagnostics } = cookRecipe(text, recipe);
     for (const d of diagnostics) io.err(`npu-studio chef: ${d.severity}: ${describeError({ ...d, kind: 'semantic' })}\n`);
     const bytes = write(model);

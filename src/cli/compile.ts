@@ -12,7 +12,8 @@
  * Messages go to stderr: warnings and errors, each with what nvdla_compiler prints for the same
  * case (`upstream:`). Exit 1 when NVDLA refuses the network or an input file is bad.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseCalibrationTable } from '../core/nvdla/calibrate/table';
@@ -82,8 +83,8 @@ export const compileCommand: Command = {
     }
     const v = parsed.values;
     if (!v.prototxt || !v.caffemodel) throw new UsageError('needs --prototxt and --caffemodel');
-    const deploy = readDeploy(readFileSync(v.prototxt, 'utf8'), basename(v.prototxt));
-    const weights = readWeights(new Uint8Array(readFileSync(v.caffemodel)), basename(v.caffemodel));
+    const deploy = readDeploy(readInput(v.prototxt, 'utf8'), basename(v.prototxt));
+    const weights = readWeights(new Uint8Array(readInput(v.caffemodel)), basename(v.caffemodel));
     const options: NvdlaCompileOptions = {
       ...DEFAULT_OPTIONS,
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
@@ -93,7 +94,7 @@ export const compileCommand: Command = {
       ...(v.informat !== undefined ? { informat: v.informat } : {}),
       ...(v['post-ext-weights'] !== undefined ? { postExtWeights: v['post-ext-weights'] } : {}),
       ...(v.batch !== undefined ? { batch: atoi(v.batch) } : {}),
-      calibtable: v.calibtable !== undefined ? parseCalibrationTable(readFileSync(v.calibtable, 'utf8'), basename(v.calibtable)) : null,
+      calibtable: v.calibtable !== undefined ? parseCalibrationTable(readInput(v.calibtable, 'utf8'), basename(v.calibtable)) : null,
     };
     const result = compileNvdla(deploy, weights, options);
     for (const d of result.diagnostics) if (d.severity !== 'info') io.err(`npu-studio compile: ${describeDiagnostic(d)}\n`);

@@ -7,7 +7,8 @@
  * --json prints the `LoadableDiff` of core/loadable/diff.ts:
  * {"a","b","equivalent","sections":[{"section","equal","count","differences":[{"path","a","b","descriptor"?}]}]}
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openInput } from './input-file';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FormatError } from '../core/errors';
@@ -42,7 +43,7 @@ class FileOnDemand {
 
   constructor(readonly path: string) {
     this.file = basename(path);
-    this.fd = openSync(path, 'r');
+    this.fd = openInput(path);
     try {
       this.bytes = new Uint8Array(fstatSync(this.fd).size);
     } catch (e) {

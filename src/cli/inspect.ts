@@ -10,7 +10,7 @@
  * GenericInspectJson below): its label, properties, graphs with their sizes, metadata and the
  * diagnostics found on opening.
  */
-import { readFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename } from 'node:path';
 import { openDocument, type OpenedDocument } from '../core/document';
 import type { InspectOptions, OpenOptions } from '../core/format';
@@ -88,9 +88,9 @@ export const inspectCommand: Command = {
     });
     if (positionals.length !== 1) throw new UsageError(positionals.length ? 'takes exactly one file' : 'needs a file');
     const path = positionals[0]!;
-    const files = [{ name: basename(path), bytes: new Uint8Array(readFileSync(path)) }];
+    const files = [{ name: basename(path), bytes: new Uint8Array(readInput(path)) }];
     // a sidecar of the main file (Caffe weights beside a prototxt): opened as one file set
-    if (values.caffemodel !== undefined) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readFileSync(values.caffemodel)) });
+    if (values.caffemodel !== undefined) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readInput(values.caffemodel)) });
     // document options: a format with options (summary.options) checks the values it is given
     // when it opens; one without any cannot take them
     const openOptions: OpenOptions = {};

@@ -31,6 +31,30 @@ async function run(...argv: string[]) {
 const COMMANDS = ['inspect', 'chef', 'partition', 'optimize', 'systrace'];
 
 describe('npu-studio (dispatch)', () => {
+  it('a folder given for a file is refused by name (exit 1, no stack), by every command that reads one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'npu-folder-'));
+    try {
+      const cases: string[][] = [
+        ['inspect', dir],
+        ['systrace', dir],
+        ['chef', dir, join(dir, 'out.circle')],
+        ['optimize', dir, join(dir, 'out.circle'), '--passes', PASS_NAMES[0]!],
+        ['diff-loadable', dir, dir],
+        ['run-loadable', dir],
+        ['run', dir, '--caffemodel', dir, '--out', join(dir, 'o.npz')],
+        ['compile', '--prototxt', dir, '--caffemodel', dir, '--out', join(dir, 'o.nvdla')],
+        ['partition', '--part_file', dir, '--input_file', dir],
+      ];
+      for (const argv of cases) {
+        const r = await run(...argv);
+        expect(r.err, argv.join(' ')).toBe(`npu-studio ${argv[0]}: ${dir}: a folder, not a file\n`);
+        expect(r.code, argv.join(' ')).toBe(1);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--help and -h print the command list on stdout and exit 0; no command is a usage error on stderr', async () => {
     for (const flag of ['--help', '-h']) {
       const r = await run(flag);

@@ -50,6 +50,9 @@ function asksForHelp(argv: string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
+/** what a file error means, for the ones a person meets (others: Node's message) */
+const FILE_ERRORS: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'a folder, not a file', EACCES: 'permission denied' };
+
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
   if (!name) {
@@ -89,7 +92,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     }
     const err = e as NodeJS.ErrnoException;
     if (err && err.code && err.path) {
-      io.err(`npu-studio ${name}: ${err.path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}\n`);
+      io.err(`npu-studio ${name}: ${err.path}: ${FILE_ERRORS[err.code] ?? err.message}\n`);
       return EXIT_BAD_INPUT;
     }
     io.err(`npu-studio ${name}: internal error: ${(e as Error)?.stack ?? String(e)}\n`);

@@ -4,7 +4,8 @@
  * `ONE_source_table` / `ONE_op_table` (origins read from IN, or synthesised as luci's importer
  * does). Prints per pass what changed. An unknown pass is a usage error listing the known ones.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename } from 'node:path';
 import { FormatError } from '../core/errors';
 import { detect, read } from '../core/circle/read';
@@ -27,7 +28,7 @@ export const optimizeCommand: Command = {
     if (unknown.length) throw new UsageError(`unknown pass${unknown.length > 1 ? 'es' : ''} ${unknown.join(', ')} (known passes: ${PASS_NAMES.join(', ')})`);
     const [input, output] = positionals as [string, string];
     const file = basename(input);
-    const bytes = new Uint8Array(readFileSync(input));
+    const bytes = new Uint8Array(readInput(input));
     if (bytes.length > 0 && !detect(bytes, file)) {
       throw new FormatError({ kind: 'unsupported', file, offset: 4, message: 'not a circle or TFLite model (identifier CIR0 or TFL3 at bytes 4..8)' });
     }

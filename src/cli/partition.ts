@@ -12,7 +12,8 @@
  * (read back from the written files) on the same seeded random inputs with the reference
  * interpreter and prints the largest difference per output; exit 1 when one is over tolerance.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { isAbsolute, join } from 'node:path';
 import { read } from '../core/circle/read';
 import { InterpreterError } from '../core/interp';
@@ -82,14 +83,14 @@ export const partitionCommand: Command = {
       if (!Number.isInteger(seed)) throw new UsageError('--seed needs an integer');
     }
 
-    const sourceBytes = readFileSync(resolveInWorkPath(work, inputFile));
+    const sourceBytes = readInput(resolveInWorkPath(work, inputFile));
     const model = read(new Uint8Array(sourceBytes.buffer, sourceBytes.byteOffset, sourceBytes.byteLength), inputFile);
     if (model.subgraphs.length === 0) {
       io.err(`npu-studio partition: ${inputFile}: the model has no subgraph to partition\n`);
       return EXIT_BAD_INPUT;
     }
     const prepared = preparePartition(model, inputFile);
-    const text = new TextDecoder('utf-8').decode(readFileSync(resolveInWorkPath(work, partFile)));
+    const text = new TextDecoder('utf-8').decode(readInput(resolveInWorkPath(work, partFile)));
     const overrides = { ...(values.backends !== undefined ? { backends: values.backends } : {}), ...(values.default !== undefined ? { default: values.default } : {}) };
     const parsed = parsePart(text, partFile, { model: prepared, overrides });
     if (values['json-diagnostics'] === true) io.err(`${JSON.stringify(parsed.diagnostics)}\n`);

@@ -13,7 +13,8 @@
  * fp16) to an .npz; `--compare` runs the Caffe net (at batch 1) on the same input and prints the
  * per-layer error table (op slots matched to layers by compiling the net with NPU Studio's compiler).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename } from 'node:path';
 import { FormatError } from '../core/errors';
 import { fastCaffeKernels } from '../core/caffe/forward/fast-kernels';
@@ -94,18 +95,18 @@ export const runLoadableCommand: Command = {
 
     const path = positionals[0]!;
     const file = basename(path);
-    const loadable = read(new Uint8Array(readFileSync(path)), file);
+    const loadable = read(new Uint8Array(readInput(path)), file);
     const service = loadableRunService(decodeTasks(loadable));
     const plan = service.plan();
     if (plan.problems.length) throw new FormatError({ kind: 'unsupported', file, message: `the loadable cannot run: ${plan.problems[0]}` });
     const input = plan.inputs[0]!;
-    const calibration = v.calibtable ? scalesOf(parseCalibrationTable(readFileSync(v.calibtable, 'utf8'), basename(v.calibtable))) : null;
+    const calibration = v.calibtable ? scalesOf(parseCalibrationTable(readInput(v.calibtable, 'utf8'), basename(v.calibtable))) : null;
 
     // the Caffe net, when comparing (at batch 1: one item against the loadable's first): its input shape decides the channels, its transform the image defaults
     const caffeFiles = v.compare
       ? [
-          { name: basename(v.compare), bytes: new Uint8Array(readFileSync(v.compare)) },
-          { name: basename(v.caffemodel!), bytes: new Uint8Array(readFileSync(v.caffemodel!)) },
+          { name: basename(v.compare), bytes: new Uint8Array(readInput(v.compare)) },
+          { name: basename(v.caffemodel!), bytes: new Uint8Array(readInput(v.caffemodel!)) },
         ]
       : null;
     const caffe = caffeFiles ? openCaffeModel(caffeFiles, { batch: 1 }) : null;
@@ -116,7 +117,7 @@ export const runLoadableCommand: Command = {
 
     let value: LoadableInputValue;
     if (v.input) {
-      const bytes = new Uint8Array(readFileSync(v.input));
+      const bytes = new Uint8Array(readInput(v.input));
       const inFile = basename(v.input);
       if (bytes[0] === 0x93 && bytes[1] === 0x4e) value = { kind: 'array', file: inFile, bytes };
       else {

@@ -11,7 +11,8 @@
  * (float32 of exactly the input's size); every other input, or all of them without --input, get
  * seeded random values in [0, 1).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readInput } from './input-file';
 import { basename } from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
@@ -87,8 +88,8 @@ export const runCommand: Command = {
     if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads is a whole number from 1, not '${values.threads}'`);
     if (batch !== undefined && (!Number.isInteger(batch) || batch < 1)) throw new UsageError(`--batch is a whole number from 1, not '${values.batch}'`);
     const mean = values.mean?.split(',').map((m) => numberOption(m.trim(), 'mean')!);
-    const files = [{ name: basename(positionals[0]!), bytes: new Uint8Array(readFileSync(positionals[0]!)) }];
-    if (values.caffemodel) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readFileSync(values.caffemodel)) });
+    const files = [{ name: basename(positionals[0]!), bytes: new Uint8Array(readInput(positionals[0]!)) }];
+    if (values.caffemodel) files.push({ name: basename(values.caffemodel), bytes: new Uint8Array(readInput(values.caffemodel)) });
     const model = openCaffeModel(files, { phase, ...(batch !== undefined ? { batch } : {}) });
     for (const d of model.diagnostics) if (d.severity !== 'info') io.err(`npu-studio run: ${d.file}: ${d.severity}: ${d.line !== undefined ? `line ${d.line}:${d.column}: ` : d.offset !== undefined ? `byte ${d.offset}: ` : ''}${d.message}\n`);
     const net = model.net;
@@ -96,7 +97,7 @@ export const runCommand: Command = {
     const first = net.inputs[0];
     if (values.input && first !== undefined) {
       const file = basename(values.input);
-      const bytes = new Uint8Array(readFileSync(values.input));
+      const bytes = new Uint8Array(readInput(values.input));
       const name = net.blobs[first]!.name;
       if (bytes[0] === 0x93 && bytes[1] === 0x4e) inputs[name] = { kind: 'array', file, bytes };
       else {

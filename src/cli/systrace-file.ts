@@ -10,7 +10,8 @@
  * before the header, a file that changes while it is read), the whole file is decoded.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openInput, readInput } from './input-file';
 import { HEADER_NEW, HEADER_OLD, isHtmlHead, type TextStart } from '../core/systrace/input';
 
 /** bytes read at a time while looking for the header */
@@ -51,7 +52,7 @@ function headOf(fd: number, size: number, buf: Buffer): string {
 }
 
 function whole(path: string): CaptureText {
-  return { text: new TextDecoder('utf-8').decode(readFileSync(path)) };
+  return { text: new TextDecoder('utf-8').decode(readInput(path)) };
 }
 
 /**
@@ -61,7 +62,7 @@ function whole(path: string): CaptureText {
  * header (35,000 lines in omr1.html, 15-40 ms in a fresh process here).
  */
 export function readCaptureText(path: string, countLines = true): CaptureText {
-  const fd = openSync(path, 'r');
+  const fd = openInput(path);
   try {
     const size = fstatSync(fd).size;
     const buf = Buffer.allocUnsafeSlow(CHUNK + OVERLAP);
