@@ -161,4 +161,27 @@ test.describe('explore a circle model', () => {
     await page.getByRole('menuitem', { name: /^omr1\.trace\.txt/ }).click();
     await expect(page.getByRole('status')).toContainText('12,200 marks');
   });
+
+  test('focus stays where the user put it: a node clicked twice does not take it back from Find when the view moves', async ({ page }) => {
+    await page.goto('/?sample=Net_InstanceNorm_003.circle');
+    const node = page.getByRole('button', { name: 'MEAN Mean_of_ifm' });
+    await node.click();
+    await expect(page.locator(':focus')).toHaveAttribute('aria-label', 'MEAN Mean_of_ifm');
+    // the second click asks for the node that has the focus already
+    await node.click();
+    await page.keyboard.press('Control+f');
+    const find = page.getByRole('searchbox', { name: 'Find' });
+    await expect(find).toBeFocused();
+    // zoom in on the graph: nodes leave the view and the drawn overlay changes
+    const canvas = page.getByTestId('graph-canvas').first();
+    const box = (await canvas.boundingBox())!;
+    const zoom = await canvas.getAttribute('data-zoom');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -400);
+    await expect(canvas).not.toHaveAttribute('data-zoom', zoom ?? '');
+    await page.waitForTimeout(300); // the overlay follows the settled view
+    await expect(find).toBeFocused();
+    await page.keyboard.type('ADD');
+    await expect(find).toHaveValue('ADD');
+  });
 });

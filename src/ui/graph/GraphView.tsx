@@ -566,10 +566,14 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
   useEffect(() => {
     if (!wantDomFocus.current || focus === null) return;
     const el = layerRef.current?.querySelector<HTMLElement>(`[data-node-index="${focus}"]`);
-    if (el) {
-      wantDomFocus.current = false;
-      el.focus({ preventScroll: true });
-    }
+    if (!el) return;
+    wantDomFocus.current = false;
+    // the node's element can come a while after it was asked for (the overlay follows a pan or
+    // a centring animation): by then focus may have gone on to something else (a slider, a
+    // field), which keeps it; only focus on the page itself or in this graph moves to the node
+    const active = document.activeElement;
+    if (active && active !== document.body && !rootRef.current?.contains(active)) return;
+    el.focus({ preventScroll: true });
   }, [focus, overlay]);
 
   useEffect(() => () => {
@@ -607,7 +611,10 @@ export const GraphView = forwardRef<GraphViewHandle, GraphViewProps>(function Gr
     const i = indexFromTarget(ev.target) ?? nodeAt(ev.clientX, ev.clientY);
     live.current.onSelect(i);
     if (i !== null) {
-      wantDomFocus.current = true;
+      // the node's element when it is drawn already, else once the overlay has it
+      const el = layerRef.current?.querySelector<HTMLElement>(`[data-node-index="${i}"]`);
+      wantDomFocus.current = !el;
+      el?.focus({ preventScroll: true });
       setFocus(i);
     } else {
       rootRef.current?.focus({ preventScroll: true });
