@@ -87,7 +87,7 @@ function netronVersionOf(dir: string): string {
       /* next */
     }
   }
-  return '?';
+  return '';
 }
 
 // ------------------------------------------------------------------ renderer memory (/proc)
@@ -719,7 +719,8 @@ try {
     }
   }
   const loadEnd = loadavg()[0]!;
-  const nv = netron ? `Netron ${netronVersion}` : 'Netron';
+  const nv = netronVersion ? `Netron ${netronVersion}` : 'Netron';
+  if (netron && !netronVersion) console.log(`Netron's version is not known: no package.json of netron in ${netronDir} or the folder above it.\n`);
   console.log(`## Browser: open to painted graph (median of ${RUNS}${RUNS > 3 && SIZES.some((n) => n >= 100000) ? ', of 3 at 100,000 operators' : ''}${netron && RUNS > 1 && SIZES.some((n) => n >= 10000) ? '; Netron one open from 10,000' : ''}; ours each after a warm-up open; Chromium headless, 1400x900; load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end)\n`);
   console.log(`| operators | file | ours: graph drawn | ours: with edge labels | target | longest UI-thread task | renderer peak RSS | ${nv} | ${nv} / ours | ${nv} longest task | ${nv} peak RSS |`);
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
