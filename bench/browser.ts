@@ -59,6 +59,9 @@ const RUNS = Math.max(1, Number(process.env.RUNS) || 3);
 const NETRON_TIMEOUT_S = Number(process.env.NETRON_TIMEOUT_S) || 120;
 const TARGET_S: Record<number, number> = { 1000: 0.6, 3000: 1.5, 10000: 2.5, 100000: 2.5 };
 const PAN_ZOOM_SIZES = [10000, 100000];
+/** opens per median: ours RUNS, 3 at most from 100,000 operators; Netron RUNS, one from 10,000 (each takes 15 s to 3 min) */
+const opensOurs = (n: number): number => (n >= 100000 ? Math.min(RUNS, 3) : RUNS);
+const opensNetron = (n: number): number => (n >= 10000 ? 1 : RUNS);
 
 requireChromium('Browser');
 if (!existsSync('public/samples/index.json')) spawnSync('node', ['scripts/make-samples.mjs'], { stdio: 'inherit' });
@@ -677,7 +680,7 @@ try {
     const bytes = write(caseModel(c));
     const file = modelFile(`${caseName(c)}.circle`, bytes);
     await dropOurs(await freshTab(), modelFile(`warmup_${caseName(c)}.circle`, bytes), n); // warm the code caches once
-    const ours = await median(async () => dropOurs(await freshTab(), file, n), n >= 100000 ? Math.min(RUNS, 3) : RUNS);
+    const ours = await median(async () => dropOurs(await freshTab(), file, n), opensOurs(n));
     let pz: PanZoomFigures | undefined;
     if (PAN_ZOOM_SIZES.includes(n) && c.block === 3) {
       const ourTab = await freshTab();
@@ -692,7 +695,7 @@ try {
     let netronCells = ['not measured (NETRON_DIR unset)', '', '', ''];
     let theirs: Figures | null = null;
     if (netron) {
-      theirs = await median(async () => dropNetron(await freshTab(), file), n >= 10000 ? 1 : RUNS);
+      theirs = await median(async () => dropNetron(await freshTab(), file), opensNetron(n));
       const t = theirs.med.paintMs;
       netronCells = [
         secs(t),
@@ -721,7 +724,7 @@ try {
   const loadEnd = loadavg()[0]!;
   const nv = netronVersion ? `Netron ${netronVersion}` : 'Netron';
   if (netron && !netronVersion) console.log(`Netron's version is not known: no package.json of netron in ${netronDir} or the folder above it.\n`);
-  console.log(`## Browser: open to painted graph (median of ${RUNS}${RUNS > 3 && SIZES.some((n) => n >= 100000) ? ', of 3 at 100,000 operators' : ''}${netron && RUNS > 1 && SIZES.some((n) => n >= 10000) ? '; Netron one open from 10,000' : ''}; ours each after a warm-up open; Chromium headless, 1400x900; load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end)\n`);
+  console.log(`## Browser: open to painted graph (median of ${RUNS}${SIZES.some((n) => opensOurs(n) !== RUNS) ? ', of 3 at 100,000 operators' : ''}${netron && SIZES.some((n) => opensNetron(n) !== RUNS) ? '; Netron one open from 10,000' : ''}; ours each after a warm-up open; Chromium headless, 1400x900; load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end)\n`);
   console.log(`| operators | file | ours: graph drawn | ours: with edge labels | target | longest UI-thread task | renderer peak RSS | ${nv} | ${nv} / ours | ${nv} longest task | ${nv} peak RSS |`);
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(r);
